@@ -1,0 +1,32 @@
+// CRC-32 hash unit (reflected, polynomial 0xEDB88320, init and final XOR all ones) over the bytes of a
+// key, most significant byte first: the index function of the Flowcut, flowlet and FlowSail tables
+// (tlm/blocks/hash.h crc32_key computes the same value, so model and RTL pick the same entry).
+// Purely combinational: KeyWidth/8 byte steps of 8 bit steps each, an XOR tree after synthesis.
+`default_nettype none
+
+module crc32_key #(
+  parameter integer KeyWidth = 104
+) (
+  input  wire [KeyWidth-1:0] key_i,
+  output reg  [31:0]         crc_o
+);
+  localparam integer NUM_BYTES = KeyWidth / 8;
+
+  initial begin
+    if (KeyWidth < 8 || KeyWidth > 128 || KeyWidth % 8 != 0)
+      $error("crc32_key: KeyWidth (%0d) must be a multiple of 8 in 8 .. 128 %m", KeyWidth);
+  end
+
+  reg [31:0] crc;
+  integer i, b;
+  always @* begin
+    crc = 32'hFFFF_FFFF;
+    for (i = NUM_BYTES - 1; i >= 0; i = i - 1) begin
+      crc = crc ^ {24'd0, key_i[i*8 +: 8]};
+      for (b = 0; b < 8; b = b + 1) crc = (crc >> 1) ^ (32'hEDB8_8320 & {32{crc[0]}});
+    end
+    crc_o = ~crc;
+  end
+endmodule
+
+`default_nettype wire

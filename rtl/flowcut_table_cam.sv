@@ -1,0 +1,222 @@
+// Flowcut table, fully associative: a register CAM with a priority encoder (the organisation the
+// Flowcut paper suggests, Section II-A "implemented, for example, as a content-addressable memory").
+// Every entry compares its key in parallel; the lowest matching entry answers, the lowest free entry
+// takes an insert (netasic::FlowcutTable, FlowcutOrganization::fully_associative).
+//
+// Interface: one request at a time on a valid/ready request port, one response per request on a
+// valid/ready response port. Latency 2 cycles for every operation: a request accepted in cycle c is
+// executed in c+1 (compare, priority encode, update) and its response is valid from c+2 until taken;
+// the request port is ready again the cycle after the response is taken.
+// Storage: Entries x (valid 1 + key + out port + in port (FullSwitch) + in-flight + 3 x 16 + drain 1)
+// flip-flops.
+`default_nettype none
+
+module flowcut_table_cam #(
+  parameter integer Entries       = 16,
+  parameter integer Ways          = 4,  // unused here: identical ports with flowcut_table_hashed
+  parameter integer KeyWidth      = 104,
+  parameter integer PortWidth     = 8,
+  parameter integer InflightWidth = 24,
+  parameter integer FullSwitch    = 1
+) (
+  input  wire                       clk_i,
+  input  wire                       rst_ni,
+  input  wire                       req_valid_i,
+  output wire                       req_ready_o,
+  input  wire [2:0]                 req_op_i,
+  input  wire [KeyWidth-1:0]        req_key_i,
+  input  wire [$clog2(Entries)-1:0] req_index_i,
+  input  wire [PortWidth-1:0]       req_out_port_i,
+  input  wire [PortWidth-1:0]       req_in_port_i,
+  input  wire [31:0]                req_bytes_i,
+  input  wire [15:0]                req_rtt_avg_i,
+  input  wire [15:0]                req_last_rtt_i,
+  input  wire [15:0]                req_rtt_diff_avg_i,
+  input  wire                       req_drain_i,
+  output wire                       rsp_valid_o,
+  input  wire                       rsp_ready_i,
+  output wire [2:0]                 rsp_status_o,
+  output wire [$clog2(Entries)-1:0] rsp_index_o,
+  output wire                       rsp_deleted_o,
+  output wire [InflightWidth-1:0]   rsp_inflight_o,
+  output wire [PortWidth-1:0]       rsp_out_port_o,
+  output wire [PortWidth-1:0]       rsp_in_port_o,
+  output wire [15:0]                rsp_rtt_avg_o,
+  output wire [15:0]                rsp_last_rtt_o,
+  output wire [15:0]                rsp_rtt_diff_avg_o,
+  output wire                       rsp_drain_o
+);
+  // The shared code table: not every module uses every code.
+  /* verilator lint_off UNUSEDPARAM */
+  `include "flowcut_defs.svh"
+  /* verilator lint_on UNUSEDPARAM */
+
+  localparam integer IDX_W = $clog2(Entries);
+  localparam integer EW = 1 + KeyWidth + PortWidth + InflightWidth + 48 + 1 + PortWidth;
+  localparam integer OFF_OUT = 1 + KeyWidth;
+  localparam integer OFF_IF = OFF_OUT + PortWidth;
+  localparam integer OFF_RA = OFF_IF + InflightWidth;
+  localparam integer OFF_IN = OFF_RA + 48 + 1;
+  localparam [1:0] ST_IDLE = 2'd0, ST_EXEC = 2'd1, ST_RSP = 2'd2;
+
+  initial begin
+    if (Entries < 4 || Entries > 65536) $error("flowcut_table_cam: Entries (%0d) outside 4 .. 65536 %m", Entries);
+    if (InflightWidth < 4 || InflightWidth > 31)
+      $error("flowcut_table_cam: InflightWidth (%0d) outside 4 .. 31 %m", InflightWidth);
+    if (PortWidth < 1 || PortWidth > 16) $error("flowcut_table_cam: PortWidth (%0d) outside 1 .. 16 %m", PortWidth);
+    if (KeyWidth < 8 || KeyWidth > 128) $error("flowcut_table_cam: KeyWidth (%0d) outside 8 .. 128 %m", KeyWidth);
+  end
+
+  // Request register.
+  reg  [2:0]           op_q;
+  reg  [KeyWidth-1:0]  key_q;
+  reg  [IDX_W-1:0]     index_q;
+  reg  [PortWidth-1:0] out_port_q, in_port_q;
+  reg  [31:0]          bytes_q;
+  reg  [48:0]          rtt_drain_q;  // {drain, rtt_diff_avg, last_rtt, rtt_avg}
+
+  reg  [1:0] state_q, state_d;
+  wire       req_fire = req_valid_i && req_ready_o;
+  assign req_ready_o = state_q == ST_IDLE;
+
+  always @* begin
+    state_d = state_q;
+    case (state_q)
+      ST_IDLE: if (req_fire) state_d = ST_EXEC;
+      ST_EXEC: state_d = ST_RSP;
+      ST_RSP:  if (rsp_ready_i) state_d = ST_IDLE;
+      default: state_d = ST_IDLE;
+    endcase
+  end
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) state_q <= ST_IDLE;
+    else state_q <= state_d;
+  end
+
+  always @(posedge clk_i) begin
+    if (req_fire) begin
+      op_q <= req_op_i;
+      key_q <= req_key_i;
+      index_q <= req_index_i;
+      out_port_q <= req_out_port_i;
+      in_port_q <= req_in_port_i;
+      bytes_q <= req_bytes_i;
+      rtt_drain_q <= {req_drain_i, req_rtt_diff_avg_i, req_last_rtt_i, req_rtt_avg_i};
+    end
+  end
+
+  // Entry storage: valid bits with reset, the rest without (written before they are read).
+  reg [Entries-1:0]          valid_q;
+  reg [Entries*(EW-1)-1:0]   data_q;
+
+  // Parallel compare and priority encoders (lowest index wins).
+  reg [Entries-1:0] match;
+  reg               hit, has_free;
+  reg [IDX_W-1:0]   hit_idx, free_idx;
+  integer e;
+  always @* begin
+    hit = 1'b0;
+    has_free = 1'b0;
+    hit_idx = {IDX_W{1'b0}};
+    free_idx = {IDX_W{1'b0}};
+    for (e = 0; e < Entries; e = e + 1)
+      match[e] = valid_q[e] && data_q[e*(EW-1) +: KeyWidth] == key_q;
+    for (e = Entries - 1; e >= 0; e = e - 1) begin
+      if (match[e]) begin
+        hit = 1'b1;
+        hit_idx = e[IDX_W-1:0];
+      end
+      if (!valid_q[e]) begin
+        has_free = 1'b1;
+        free_idx = e[IDX_W-1:0];
+      end
+    end
+  end
+
+  wire is_index_op = op_q == FC_OP_ADD || op_q == FC_OP_READ || op_q == FC_OP_WRITE;
+  wire index_in_range = {{(32 - IDX_W){1'b0}}, index_q} < Entries;
+  wire [IDX_W-1:0] addr = is_index_op ? index_q : hit_idx;
+  wire [EW-1:0] entry = (is_index_op && !index_in_range) ? {EW{1'b0}}
+                                                          : {data_q[addr*(EW-1) +: EW-1], valid_q[addr]};
+
+  wire                     unit_write, unit_use_free, unit_deleted, unit_inc, unit_dec;
+  wire [EW-1:0]            unit_entry;
+  wire [2:0]               unit_status;
+  wire [InflightWidth-1:0] unit_inflight;
+
+  flowcut_op_unit #(
+    .KeyWidth     (KeyWidth),
+    .PortWidth    (PortWidth),
+    .InflightWidth(InflightWidth),
+    .FullSwitch   (FullSwitch),
+    .EntryWidth   (EW)
+  ) u_op (
+    .op_i           (op_q),
+    .key_i          (key_q),
+    .out_port_i     (out_port_q),
+    .in_port_i      (in_port_q),
+    .bytes_i        (bytes_q),
+    .rtt_avg_i      (rtt_drain_q[15:0]),
+    .last_rtt_i     (rtt_drain_q[31:16]),
+    .rtt_diff_avg_i (rtt_drain_q[47:32]),
+    .drain_i        (rtt_drain_q[48]),
+    .hit_i          (hit),
+    .free_i         (has_free),
+    .table_full_i   (!has_free),
+    .entry_i        (entry),
+    .write_o        (unit_write),
+    .use_free_o     (unit_use_free),
+    .entry_o        (unit_entry),
+    .status_o       (unit_status),
+    .deleted_o      (unit_deleted),
+    .inflight_o     (unit_inflight),
+    .occupancy_inc_o(unit_inc),
+    .occupancy_dec_o(unit_dec)
+  );
+
+  wire             exec = state_q == ST_EXEC;
+  wire [IDX_W-1:0] wr_idx = unit_use_free ? free_idx : addr;
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) valid_q <= {Entries{1'b0}};
+    else if (exec && unit_write) valid_q[wr_idx] <= unit_entry[0];
+  end
+
+  always @(posedge clk_i) begin
+    if (exec && unit_write) data_q[wr_idx*(EW-1) +: EW-1] <= unit_entry[EW-1:1];
+  end
+
+  // Response register.
+  reg [2:0]               rsp_status_q;
+  reg [IDX_W-1:0]         rsp_index_q;
+  reg                     rsp_deleted_q;
+  reg [InflightWidth-1:0] rsp_inflight_q;
+  reg [EW-1:0]            rsp_entry_q;
+  always @(posedge clk_i) begin
+    if (exec) begin
+      rsp_status_q <= unit_status;
+      rsp_index_q <= wr_idx;
+      rsp_deleted_q <= unit_deleted;
+      rsp_inflight_q <= unit_inflight;
+      rsp_entry_q <= entry;
+    end
+  end
+
+  assign rsp_valid_o = state_q == ST_RSP;
+  assign rsp_status_o = rsp_status_q;
+  assign rsp_index_o = rsp_index_q;
+  assign rsp_deleted_o = rsp_deleted_q;
+  assign rsp_inflight_o = rsp_inflight_q;
+  assign rsp_out_port_o = rsp_entry_q[OFF_OUT +: PortWidth];
+  assign rsp_in_port_o = rsp_entry_q[OFF_IN +: PortWidth];
+  assign rsp_rtt_avg_o = rsp_entry_q[OFF_RA +: 16];
+  assign rsp_last_rtt_o = rsp_entry_q[OFF_RA + 16 +: 16];
+  assign rsp_rtt_diff_avg_o = rsp_entry_q[OFF_RA + 32 +: 16];
+  assign rsp_drain_o = rsp_entry_q[OFF_RA + 48];
+
+  // Unused in this implementation (same ports as the hashed one; the occupancy is the valid vector).
+  wire unused = ^{unit_inc, unit_dec, Ways[0]};
+endmodule
+
+`default_nettype wire

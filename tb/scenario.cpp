@@ -1,0 +1,356 @@
+#include "tb/scenario.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "tlm/common/error.h"
+
+namespace netasic {
+
+namespace {
+
+KeyDef I(std::string name, std::string unit, std::string def, double min, double max, std::string desc) {
+  return KeyDef{std::move(name), KeyType::integer, std::move(unit), std::move(def), min, max, true, {}, std::move(desc)};
+}
+KeyDef N(std::string name, std::string unit, std::string def, double min, double max, std::string desc) {
+  return KeyDef{std::move(name), KeyType::number, std::move(unit), std::move(def), min, max, true, {}, std::move(desc)};
+}
+KeyDef S(std::string name, std::string def, std::string desc) {
+  return KeyDef{std::move(name), KeyType::string, "", std::move(def), 0, 0, false, {}, std::move(desc)};
+}
+KeyDef C(std::string name, std::string def, std::vector<std::string> choices, std::string desc) {
+  return KeyDef{std::move(name), KeyType::choice, "", std::move(def), 0, 0, false, std::move(choices), std::move(desc)};
+}
+KeyDef L(std::string name, std::string desc) {
+  return KeyDef{std::move(name), KeyType::list, "", "", 0, 0, false, {}, std::move(desc)};
+}
+
+std::vector<KeyDef> build_keys() {
+  std::vector<KeyDef> k = {
+      // Run control.
+      I("sim.seed", "", "1", 0, 1e18, "Seed of the run; every component derives its own random stream from it."),
+      N("sim.max_time_us", "us", "0", 0, 1e9, "Stop after this much simulated time; 0 runs until every flow completes."),
+      N("sim.sync_quantum_ns", "ns", "0", 0, 1e6,
+        "Temporal-decoupling quantum: how far the fabric's event queue may run ahead of SystemC time in one "
+        "activation. 0 keeps them in lock step (needed when RTL co-simulation blocks share the kernel)."),
+      // Topology.
+      C("topology.type", "fat_tree", {"fat_tree", "leaf_spine", "dragonfly", "file"}, "Network topology."),
+      I("topology.fat_tree.k", "", "8", 2, 64, "Fat tree arity k (even): k pods, k^3/4 hosts at taper 1."),
+      N("topology.fat_tree.taper", "", "1", 1, 16,
+        "Oversubscription at the edge: hosts per edge switch = taper * k/2, up-links stay k/2."),
+      I("topology.leaf_spine.leaves", "", "8", 2, 512, "Leaf switches."),
+      I("topology.leaf_spine.spines", "", "4", 1, 63, "Spine switches (each leaf has one link to each spine)."),
+      I("topology.leaf_spine.hosts_per_leaf", "", "8", 1, 63, "Hosts under each leaf."),
+      L("topology.leaf_spine.remove_links", "Asymmetry: leaf-spine links removed, as LEAF-SPINE, e.g. [0-1, 3-2]."),
+      L("topology.leaf_spine.slow_links",
+        "Asymmetry: leaf-spine links slowed, as LEAF-SPINE:FACTOR (fraction of the rate), e.g. [2-1:0.5]."),
+      I("topology.dragonfly.a", "", "4", 2, 64, "Dragonfly: switches per group (fully connected inside the group)."),
+      I("topology.dragonfly.p", "", "2", 1, 64, "Dragonfly: hosts per switch."),
+      I("topology.dragonfly.h", "", "2", 1, 64, "Dragonfly: global links per switch."),
+      I("topology.dragonfly.groups", "", "0", 0, 4096,
+        "Dragonfly: groups, fully connected by global links; 0 means a*h+1 (one global link per group pair)."),
+      S("topology.file", "", "Topology file in the HPCC ns-3 format (used when topology.type is file)."),
+      // Links.
+      N("link.rate_gbps", "Gb/s", "200", 0.001, 1e5, "Rate of every link built by a topology generator."),
+      N("link.prop_delay_ns", "ns", "100", 0, 1e9, "Propagation delay of every generated link."),
+      I("link.overhead_bytes", "bytes", "20", 0, 1000, "Per-packet wire overhead (preamble, inter-frame gap)."),
+      C("link.flow_control", "lossless", {"lossless", "lossy"},
+        "lossless: credit-based per virtual channel; lossy: no credits, drop-tail at full egress queues."),
+      // Failures.
+      N("failures.degraded_fraction", "", "0", 0, 1,
+        "Fraction of switch-to-switch links degraded (chosen from the seed)."),
+      N("failures.degraded_factor", "", "0.1", 1e-6, 1, "Rate of a degraded link as a fraction of its nominal rate."),
+      // Switch.
+      N("switch.latency_ns", "ns", "350", 1, 1e6, "Zero-load port-to-port latency (head in to head out)."),
+      N("switch.ingress_latency_ns", "ns", "100", 0, 1e6,
+        "Part of switch.latency_ns spent in ingress parse and route lookup before the VOQ."),
+      N("switch.clock_ghz", "GHz", "1", 0.01, 100, "Switch core clock; pipeline events fall on its cycles."),
+      I("switch.ports_per_tile", "", "2", 1, 64, "Ports per tile (Rosetta: 2)."),
+      I("switch.tile_columns", "", "8", 1, 64, "Tile columns (Rosetta: 8; rows follow from the radix)."),
+      I("switch.input_buffer_bytes", "bytes", "131072", 1024, 1e10,
+        "Input buffer per port and data virtual channel (the credits advertised upstream)."),
+      I("switch.control_buffer_bytes", "bytes", "16384", 64, 1e10, "Input buffer per port for the control VC."),
+      I("switch.egress_queues", "", "8", 2, 128,
+        "Egress queues per port: queue 0 carries control traffic (strict priority), the rest data classes."),
+      I("switch.egress_queue_bytes", "bytes", "65536", 64, 1e10, "Capacity of each egress queue."),
+      N("switch.internal_speedup", "", "2", 0.1, 100,
+        "Row bus and column channel bandwidth as a multiple of the fastest port."),
+      C("routing.policy", "ecmp", {"ecmp", "spray", "adaptive", "minimal", "valiant", "ugal"},
+        "Routing policy: ecmp (flow hash), spray (per-packet random), adaptive (per-packet least-loaded); "
+        "dragonfly also minimal, valiant, ugal."),
+      N("routing.ugal_bias_bytes", "bytes", "0", 0, 1e9,
+        "UGAL: backlog*hops margin the non-minimal path must win by (bias toward minimal)."),
+      // NIC.
+      I("nic.mtu_bytes", "bytes", "4096", 64, 65536, "Payload bytes per packet."),
+      I("nic.header_bytes", "bytes", "64", 0, 1024, "Header bytes per data packet (counted in buffers and on the wire)."),
+      I("nic.ack_bytes", "bytes", "64", 16, 1024, "Size of an ACK packet."),
+      I("nic.window_bytes", "bytes", "0", 0, 1e12, "Per-flow limit of unacknowledged bytes; 0 = no limit."),
+      N("nic.latency_ns", "ns", "0", 0, 1e6, "Receive processing before an ACK can leave."),
+      N("nic.rto_us", "us", "100", 0.001, 1e9,
+        "Retransmission timeout (go-back-N), armed only where packets can be lost (lossy links or error rates)."),
+      I("nic.rx_buffer_bytes", "bytes", "262144", 1024, 1e10, "NIC receive buffer (credits advertised to the switch)."),
+      // Workload.
+      C("workload.type", "permutation", {"permutation", "all_to_all", "random", "incast", "file"},
+        "permutation: each host sends workload.size_bytes to one partner and receives from one; all_to_all; "
+        "random: Poisson arrivals to random partners, sizes from workload.cdf at workload.load; incast: "
+        "workload.incast.senders hosts to one; file: HPCC ns-3 flow file."),
+      I("workload.size_bytes", "bytes", "1048576", 1, 1e12, "Flow size for permutation, all_to_all and incast."),
+      S("workload.cdf", "websearch",
+        "Flow-size CDF for random traffic: websearch, fbhdp, googlerpc, alistorage, datamining, or a file path."),
+      N("workload.load", "", "0.5", 0.001, 1, "Offered load per host as a fraction of its link rate (random)."),
+      N("workload.duration_us", "us", "100", 0.001, 1e9, "Window in which random flows arrive."),
+      I("workload.incast.senders", "", "16", 1, 1e6, "Incast: number of senders."),
+      I("workload.incast.destination", "", "0", 0, 1e9, "Incast: receiving host."),
+      S("workload.file", "", "Flow file in the HPCC ns-3 format (workload.type file)."),
+      I("workload.traffic_class", "", "0", 0, 6, "Traffic class of generated flows."),
+  };
+  return k;
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
+}
+
+std::string fmt_num(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<long long>(v));
+  return fmt::format("{}", v);
+}
+
+KeyValue parse_value(const KeyDef& def, const std::string& raw, const std::string& where) {
+  const std::string text = trim(raw);
+  auto fail = [&](const std::string& what) -> InputError {
+    return InputError(fmt::format("{}: {} = '{}': {}; accepted: {} {}", where, def.name, text, what,
+                                  key_type_name(def.type), def.range_text()));
+  };
+  switch (def.type) {
+    case KeyType::integer: {
+      if (text.empty()) throw fail("empty value");
+      errno = 0;
+      char* end = nullptr;
+      const long long v = std::strtoll(text.c_str(), &end, 10);
+      if (errno || *end) throw fail("not an integer");
+      if (def.has_range && (v < def.min || v > def.max)) throw fail("out of range");
+      return static_cast<std::int64_t>(v);
+    }
+    case KeyType::number: {
+      if (text.empty()) throw fail("empty value");
+      errno = 0;
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      if (errno || *end || !std::isfinite(v)) throw fail("not a number");
+      if (def.has_range && (v < def.min || v > def.max)) throw fail("out of range");
+      return v;
+    }
+    case KeyType::boolean:
+      if (text == "true") return true;
+      if (text == "false") return false;
+      throw fail("not a boolean");
+    case KeyType::string: return text;
+    case KeyType::choice:
+      for (const auto& c : def.choices)
+        if (c == text) return text;
+      throw fail("not an accepted value");
+    case KeyType::list: {
+      // Comma-separated on the command line; brackets optional.
+      std::string body = text;
+      if (!body.empty() && body.front() == '[' && body.back() == ']') body = body.substr(1, body.size() - 2);
+      std::vector<std::string> items;
+      std::stringstream ss(body);
+      std::string item;
+      while (std::getline(ss, item, ','))
+        if (!trim(item).empty()) items.push_back(trim(item));
+      return items;
+    }
+  }
+  throw fail("unsupported type");
+}
+
+}  // namespace
+
+const char* key_type_name(KeyType t) {
+  switch (t) {
+    case KeyType::integer: return "integer";
+    case KeyType::number: return "number";
+    case KeyType::boolean: return "boolean";
+    case KeyType::string: return "string";
+    case KeyType::choice: return "choice";
+    case KeyType::list: return "list";
+  }
+  return "?";
+}
+
+std::string KeyDef::range_text() const {
+  switch (type) {
+    case KeyType::integer:
+    case KeyType::number: return has_range ? fmt::format("{}..{}", fmt_num(min), fmt_num(max)) : "any";
+    case KeyType::boolean: return "true, false";
+    case KeyType::choice: return fmt::format("one of: {}", fmt::join(choices, ", "));
+    case KeyType::list: return "list of strings";
+    case KeyType::string: return "text";
+  }
+  return "";
+}
+
+const std::vector<KeyDef>& scenario_keys() {
+  static const std::vector<KeyDef> keys = build_keys();
+  return keys;
+}
+
+const KeyDef* find_key(const std::string& name) {
+  for (const auto& k : scenario_keys())
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+std::string suggest_key(const std::string& unknown) {
+  // Closest key by edit distance, if reasonably close.
+  auto distance = [](const std::string& a, const std::string& b) {
+    std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      cur[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j)
+        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      std::swap(prev, cur);
+    }
+    return prev[b.size()];
+  };
+  std::string best;
+  std::size_t best_d = 1000;
+  for (const auto& k : scenario_keys()) {
+    const std::size_t d = distance(unknown, k.name);
+    if (d < best_d) {
+      best_d = d;
+      best = k.name;
+    }
+  }
+  return best_d <= std::max<std::size_t>(3, unknown.size() / 4) ? best : "";
+}
+
+Scenario::Scenario() {
+  for (const auto& k : scenario_keys()) {
+    values_[k.name] = k.type == KeyType::list ? KeyValue(std::vector<std::string>{}) : parse_value(k, k.default_value, "default");
+    origin_[k.name] = "default";
+  }
+}
+
+static InputError unknown_key(const std::string& where, const std::string& key) {
+  const std::string hint = suggest_key(key);
+  return InputError(fmt::format("{}: unknown key '{}'{}; `netasic keys` lists every key", where, key,
+                                hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+}
+
+void Scenario::set(const std::string& key, const std::string& text, const std::string& origin) {
+  const KeyDef* def = find_key(key);
+  if (!def) throw unknown_key(origin, key);
+  values_[key] = parse_value(*def, text, origin);
+  origin_[key] = origin;
+}
+
+void Scenario::set_list(const std::string& key, const std::vector<std::string>& items, const std::string& origin) {
+  const KeyDef* def = find_key(key);
+  if (!def) throw unknown_key(origin, key);
+  if (def->type != KeyType::list)
+    throw InputError(fmt::format("{}: {} takes a single {} ({}), not a list", origin, key, key_type_name(def->type),
+                                 def->range_text()));
+  values_[key] = items;
+  origin_[key] = origin;
+}
+
+void Scenario::set_assignment(const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError(fmt::format("--set '{}': expected KEY=VALUE", assignment));
+  set(trim(assignment.substr(0, eq)), assignment.substr(eq + 1), fmt::format("--set {}", trim(assignment.substr(0, eq))));
+}
+
+namespace {
+void flatten(const YAML::Node& node, const std::string& prefix, const std::string& file, Scenario& s) {
+  for (const auto& kv : node) {
+    const std::string part = kv.first.as<std::string>();
+    const std::string key = prefix.empty() ? part : prefix + "." + part;
+    const YAML::Node& v = kv.second;
+    const std::string where = fmt::format("{}:{}", file, kv.first.Mark().line + 1);
+    if (v.IsMap()) {
+      if (find_key(key)) throw InputError(fmt::format("{}: {} takes a value, not a map", where, key));
+      flatten(v, key, file, s);
+    } else if (v.IsSequence()) {
+      std::vector<std::string> items;
+      for (const auto& item : v) {
+        if (!item.IsScalar()) throw InputError(fmt::format("{}: {}: list items must be scalars", where, key));
+        items.push_back(item.as<std::string>());
+      }
+      s.set_list(key, items, where);
+    } else if (v.IsNull()) {
+      throw InputError(fmt::format("{}: {} has no value", where, key));
+    } else {
+      if (const KeyDef* def = find_key(key); def && def->type == KeyType::list) {
+        s.set_list(key, {v.as<std::string>()}, where);
+      } else {
+        s.set(key, v.as<std::string>(), where);
+      }
+    }
+  }
+}
+}  // namespace
+
+void Scenario::load_yaml_text(const std::string& text, const std::string& name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(fmt::format("{}:{}: not valid YAML: {}", name, e.mark.line + 1, e.msg));
+  }
+  if (root.IsNull()) return;
+  if (!root.IsMap()) throw InputError(fmt::format("{}: a scenario is a map of keys", name));
+  flatten(root, "", name, *this);
+}
+
+void Scenario::load_yaml_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot open scenario file", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  load_yaml_text(ss.str(), path);
+}
+
+const KeyValue& Scenario::get(const std::string& key, KeyType expected) const {
+  const KeyDef* def = find_key(key);
+  if (!def) throw ModelError("no scenario key " + key);
+  const bool ok = def->type == expected || (expected == KeyType::string && def->type == KeyType::choice);
+  if (!ok) throw ModelError(fmt::format("scenario key {} is {}, read as {}", key, key_type_name(def->type), key_type_name(expected)));
+  return values_.at(key);
+}
+
+std::int64_t Scenario::integer(const std::string& key) const { return std::get<std::int64_t>(get(key, KeyType::integer)); }
+double Scenario::number(const std::string& key) const { return std::get<double>(get(key, KeyType::number)); }
+bool Scenario::boolean(const std::string& key) const { return std::get<bool>(get(key, KeyType::boolean)); }
+const std::string& Scenario::string(const std::string& key) const { return std::get<std::string>(get(key, KeyType::string)); }
+const std::vector<std::string>& Scenario::list(const std::string& key) const {
+  return std::get<std::vector<std::string>>(get(key, KeyType::list));
+}
+
+nlohmann::json Scenario::to_json() const {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, value] : values_) {
+    nlohmann::json* node = &out;
+    std::stringstream ss(key);
+    std::string part;
+    std::vector<std::string> parts;
+    while (std::getline(ss, part, '.')) parts.push_back(part);
+    for (std::size_t i = 0; i + 1 < parts.size(); ++i) node = &(*node)[parts[i]];
+    std::visit([&](const auto& v) { (*node)[parts.back()] = v; }, value);
+  }
+  return out;
+}
+
+}  // namespace netasic

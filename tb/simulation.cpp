@@ -1,0 +1,494 @@
+#include "tb/simulation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "tlm/blocks/hash.h"
+#include "tlm/common/error.h"
+
+namespace netasic {
+
+namespace {
+
+struct Stats {
+  double avg = 0, p50 = 0, p99 = 0, p999 = 0, max = 0;
+  std::size_t count = 0;
+};
+
+// Nearest-rank percentiles over a copy of the values.
+Stats stats_of(std::vector<double> v) {
+  Stats s;
+  s.count = v.size();
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.avg = sum / static_cast<double>(v.size());
+  auto rank = [&](double q) {
+    const auto idx = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
+    return v[std::min(v.size() - 1, idx == 0 ? 0 : idx - 1)];
+  };
+  s.p50 = rank(0.50);
+  s.p99 = rank(0.99);
+  s.p999 = rank(0.999);
+  s.max = v.back();
+  return s;
+}
+
+nlohmann::json to_json(const Stats& s, bool with_tail = true) {
+  nlohmann::json j = {{"avg", s.avg}, {"p50", s.p50}, {"p99", s.p99}, {"max", s.max}};
+  if (with_tail) j["p999"] = s.p999;
+  return j;
+}
+
+struct SizeBucket {
+  const char* name;
+  std::uint64_t lo, hi;
+};
+constexpr SizeBucket kBuckets[] = {{"<10KB", 0, 10000},
+                                   {"10KB-100KB", 10000, 100000},
+                                   {"100KB-1MB", 100000, 1000000},
+                                   {"1MB-10MB", 1000000, 10000000},
+                                   {">=10MB", 10000000, ~std::uint64_t{0}}};
+
+}  // namespace
+
+Simulation::Simulation(const Scenario& scenario) : scenario_(scenario) { elaborate(); }
+Simulation::~Simulation() = default;
+
+void Simulation::elaborate() {
+  const Scenario& s = scenario_;
+  topology_ = build_topology(s);
+  workload_ = build_workload(s, topology_);
+  const Topology& t = topology_;
+  const std::uint64_t seed = static_cast<std::uint64_t>(s.integer("sim.seed"));
+
+  // Ports in link order per node.
+  ports_.assign(t.nodes, {});
+  for (std::uint32_t i = 0; i < t.links.size(); ++i) {
+    ports_[t.links[i].a].push_back(PortRef{i, true});
+    ports_[t.links[i].b].push_back(PortRef{i, false});
+  }
+  auto peer_of = [&](std::uint32_t, const PortRef& r) { return r.forward ? t.links[r.link].b : t.links[r.link].a; };
+
+  // Routing state.
+  std::vector<std::vector<std::uint32_t>> port_peer(t.switches());
+  for (std::uint32_t sw = 0; sw < t.switches(); ++sw) {
+    const std::uint32_t node = t.switch_node[sw];
+    for (const PortRef& r : ports_[node]) {
+      const std::uint32_t peer = peer_of(node, r);
+      port_peer[sw].push_back(t.is_switch(peer) ? static_cast<std::uint32_t>(t.switch_index[peer]) : RoutingTable::kHost);
+    }
+  }
+  std::vector<std::uint32_t> host_switch(t.hosts());
+  std::vector<std::uint16_t> host_port(t.hosts());
+  for (std::uint32_t h = 0; h < t.hosts(); ++h) {
+    const std::uint32_t node = t.host_node[h];
+    if (ports_[node].size() != 1)
+      throw InputError(fmt::format("{}: host node {} has {} links; a host has exactly one", t.description, node,
+                                   ports_[node].size()));
+    const std::uint32_t sw_node = peer_of(node, ports_[node][0]);
+    if (!t.is_switch(sw_node)) throw InputError(fmt::format("host node {} is linked to host node {}", node, sw_node));
+    host_switch[h] = static_cast<std::uint32_t>(t.switch_index[sw_node]);
+    const auto& sp = ports_[sw_node];
+    for (std::uint16_t p = 0; p < sp.size(); ++p)
+      if (sp[p].link == ports_[node][0].link) host_port[h] = p;
+  }
+  routing_ = std::make_unique<RoutingTable>(std::move(port_peer), std::move(host_switch), std::move(host_port),
+                                            t.group_of);
+  routing_->check_connected();
+
+  const RoutingPolicy policy = parse_routing_policy(s.string("routing.policy"));
+  const bool dragonfly_policy =
+      policy == RoutingPolicy::minimal || policy == RoutingPolicy::valiant || policy == RoutingPolicy::ugal;
+  if (dragonfly_policy && t.group_of.empty())
+    throw InputError(fmt::format("routing.policy = {} needs topology.type dragonfly (accepted here: ecmp, spray, adaptive)",
+                                 routing_policy_name(policy)));
+  std::uint8_t vcs = 2;
+  if (!t.group_of.empty())
+    vcs = (policy == RoutingPolicy::valiant || policy == RoutingPolicy::ugal) ? 4 : 3;
+
+  // NIC.
+  nic_config_.mtu_bytes = static_cast<std::uint32_t>(s.integer("nic.mtu_bytes"));
+  nic_config_.header_bytes = static_cast<std::uint32_t>(s.integer("nic.header_bytes"));
+  nic_config_.ack_bytes = static_cast<std::uint32_t>(s.integer("nic.ack_bytes"));
+  nic_config_.window_bytes = static_cast<std::uint64_t>(s.integer("nic.window_bytes"));
+  nic_config_.latency_ps = ns_to_ps(s.number("nic.latency_ns"));
+  const bool lossless = s.string("link.flow_control") == "lossless";
+  bool can_lose = !lossless;
+  for (const auto& l : t.links) can_lose = can_lose || l.error_rate > 0;
+  nic_config_.rto_ps = can_lose ? static_cast<Ps>(s.number("nic.rto_us") * kPsPerUs) : 0;
+
+  const std::uint32_t max_packet = nic_config_.mtu_bytes + nic_config_.header_bytes;
+  const auto in_buf = static_cast<std::uint32_t>(s.integer("switch.input_buffer_bytes"));
+  const auto ctl_buf = static_cast<std::uint32_t>(s.integer("switch.control_buffer_bytes"));
+  const auto rx_buf = static_cast<std::uint32_t>(s.integer("nic.rx_buffer_bytes"));
+  const auto eq_bytes = static_cast<std::uint32_t>(s.integer("switch.egress_queue_bytes"));
+  if (in_buf < max_packet)
+    throw InputError(fmt::format("switch.input_buffer_bytes = {} cannot hold one packet of nic.mtu_bytes + "
+                                 "nic.header_bytes = {} bytes",
+                                 in_buf, max_packet));
+  if (eq_bytes < max_packet)
+    throw InputError(fmt::format("switch.egress_queue_bytes = {} cannot hold one packet of {} bytes", eq_bytes, max_packet));
+  if (rx_buf < max_packet)
+    throw InputError(fmt::format("nic.rx_buffer_bytes = {} cannot hold one packet of {} bytes", rx_buf, max_packet));
+  if (ctl_buf < nic_config_.ack_bytes)
+    throw InputError(fmt::format("switch.control_buffer_bytes = {} cannot hold one ACK of nic.ack_bytes = {}", ctl_buf,
+                                 nic_config_.ack_bytes));
+
+  fabric_ = std::make_unique<Fabric>("fabric", ns_to_ps(s.number("sim.sync_quantum_ns")));
+  if (s.number("sim.max_time_us") > 0) fabric_->set_time_limit(static_cast<Ps>(s.number("sim.max_time_us") * kPsPerUs));
+
+  // Links: two per topology link.
+  auto credits_for = [&](std::uint32_t receiver) {
+    std::vector<std::uint32_t> c(vcs, in_buf);
+    if (t.is_switch(receiver)) c[0] = ctl_buf;
+    else std::fill(c.begin(), c.end(), rx_buf);
+    return c;
+  };
+  for (std::uint32_t i = 0; i < t.links.size(); ++i) {
+    const TopoLink& l = t.links[i];
+    for (int dir = 0; dir < 2; ++dir) {
+      LinkConfig lc;
+      lc.rate_gbps = l.rate_gbps;
+      lc.rate_scale = l.scale;
+      lc.prop_ps = ns_to_ps(l.delay_ns);
+      lc.overhead_bytes = static_cast<std::uint32_t>(s.integer("link.overhead_bytes"));
+      lc.lossless = lossless;
+      lc.error_rate = l.error_rate;
+      const std::uint32_t from = dir == 0 ? l.a : l.b, to = dir == 0 ? l.b : l.a;
+      lc.vc_credit_bytes = credits_for(to);
+      links_.push_back(std::make_unique<Link>(fmt::format("link_{}_{}", from, to).c_str(), *fabric_, lc, seed,
+                                              static_cast<std::uint32_t>(links_.size())));
+    }
+  }
+
+  // Switches.
+  switch_latency_ps_ = ns_to_ps(s.number("switch.latency_ns"));
+  for (std::uint32_t sw = 0; sw < t.switches(); ++sw) {
+    const std::uint32_t node = t.switch_node[sw];
+    SwitchConfig sc;
+    sc.radix = static_cast<std::uint16_t>(ports_[node].size());
+    sc.ports_per_tile = static_cast<std::uint16_t>(s.integer("switch.ports_per_tile"));
+    sc.tile_columns = static_cast<std::uint16_t>(s.integer("switch.tile_columns"));
+    sc.clock_ghz = s.number("switch.clock_ghz");
+    sc.latency_ps = switch_latency_ps_;
+    sc.ingress_ps = ns_to_ps(s.number("switch.ingress_latency_ns"));
+    sc.egress_queues = static_cast<std::uint32_t>(s.integer("switch.egress_queues"));
+    sc.egress_queue_bytes = eq_bytes;
+    double fastest = 0;
+    for (const PortRef& r : ports_[node]) fastest = std::max(fastest, t.links[r.link].rate_gbps);
+    sc.internal_gbps = s.number("switch.internal_speedup") * fastest;
+    sc.policy = policy;
+    sc.vcs = vcs;
+    sc.lossless = lossless;
+    sc.vc_buffer_bytes = credits_for(node);
+    sc.ugal_bias_bytes = s.number("routing.ugal_bias_bytes");
+    switches_.push_back(std::make_unique<Switch>(fmt::format("sw{}", sw).c_str(), *fabric_, sc, *routing_, sw, seed));
+  }
+
+  // NICs and flows.
+  for (std::uint32_t h = 0; h < t.hosts(); ++h)
+    nics_.push_back(std::make_unique<Nic>(fmt::format("nic{}", h).c_str(), *fabric_, nic_config_, flows_, h));
+
+  // Bind sockets: the sender's initiator to the link's target, the link's initiator to the receiver.
+  for (std::uint32_t n = 0; n < t.nodes; ++n) {
+    for (std::uint16_t p = 0; p < ports_[n].size(); ++p) {
+      const PortRef& r = ports_[n][p];
+      Link* out_link = links_[2 * r.link + (r.forward ? 0 : 1)].get();
+      Link* in_link = links_[2 * r.link + (r.forward ? 1 : 0)].get();
+      if (t.is_switch(n)) {
+        Switch& sw = *switches_[static_cast<std::size_t>(t.switch_index[n])];
+        sw.out[p]->bind(out_link->in);
+        in_link->out.bind(*sw.in[p]);
+        sw.attach(p, in_link, out_link);
+      } else {
+        Nic& nic = *nics_[static_cast<std::size_t>(t.host_index[n])];
+        nic.out.bind(out_link->in);
+        in_link->out.bind(nic.in);
+        nic.attach(in_link, out_link);
+      }
+    }
+  }
+
+  auto& flows = flows_.flows();
+  flows.resize(workload_.flows.size());
+  for (std::uint32_t id = 0; id < workload_.flows.size(); ++id) {
+    const FlowSpec& spec = workload_.flows[id];
+    Flow& f = flows[id];
+    f.id = id;
+    f.src = spec.src;
+    f.dst = spec.dst;
+    f.size_bytes = spec.size_bytes;
+    f.start = spec.start;
+    f.tclass = spec.tclass;
+    f.key.src_addr = 0x0A000000u + spec.src;
+    f.key.dst_addr = 0x0A000000u + spec.dst;
+    f.key.src_port = static_cast<std::uint16_t>(49152 + id % 16384);
+    f.key.dst_port = spec.dport;
+    const auto bytes = f.key.bytes();
+    f.hash = crc32(bytes.data(), bytes.size());
+    nics_[spec.src]->add_flow(id);
+  }
+}
+
+std::uint64_t Simulation::packet_hops() const {
+  std::uint64_t hops = 0;
+  for (const auto& l : links_) hops += l->packets_sent();
+  return hops;
+}
+
+void Simulation::run(const RunOptions& options) {
+  if (ran_) throw ModelError("a Simulation runs once (SystemC elaborates once per process)");
+  ran_ = true;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::uint64_t last_events = 0;
+  auto last_t = t0;
+  if (options.progress) {
+    fabric_->set_progress(
+        [&, this] {
+          const auto now = std::chrono::steady_clock::now();
+          const double dt = std::chrono::duration<double>(now - last_t).count();
+          const double rate = dt > 0 ? static_cast<double>(fabric_->events() - last_events) / dt : 0;
+          last_events = fabric_->events();
+          last_t = now;
+          std::fprintf(stderr, "\rnetasic: sim %.3f us | flows %llu/%zu done | %.2f M events/s | wall %.0f s   ",
+                       ps_to_ns(fabric_->now()) / 1000.0, static_cast<unsigned long long>(flows_.completed()),
+                       flows_.size(), rate / 1e6, std::chrono::duration<double>(now - t0).count());
+          std::fflush(stderr);
+        },
+        options.progress_interval_s);
+  }
+  sc_core::sc_start();
+  wall_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  end_time_ = fabric_->now();
+  if (options.progress && wall_seconds_ >= options.progress_interval_s) std::fprintf(stderr, "\n");
+}
+
+Ps Simulation::ideal_fct(const Flow& f) const {
+  const Topology& t = topology_;
+  auto link_at = [&](std::uint32_t node, std::uint16_t port) -> const TopoLink& {
+    return t.links[ports_[node][port].link];
+  };
+  const TopoLink& first = link_at(t.host_node[f.src], 0);
+  const TopoLink& last = link_at(t.host_node[f.dst], 0);
+  double prop_ns = first.delay_ns + last.delay_ns;
+  double rate = std::min(first.rate_gbps, last.rate_gbps);
+  std::uint32_t sw = routing_->host_switch(f.src);
+  const std::uint32_t dst_sw = routing_->host_switch(f.dst);
+  std::uint32_t switches = 1;
+  while (sw != dst_sw) {
+    std::uint32_t n = 0;
+    const std::uint16_t port = routing_->next_hops(sw, dst_sw, n)[0];
+    const TopoLink& l = link_at(t.switch_node[sw], port);
+    prop_ns += l.delay_ns;
+    rate = std::min(rate, l.rate_gbps);
+    sw = routing_->peer(sw, port);
+    ++switches;
+  }
+  const std::uint64_t packets = (f.size_bytes + nic_config_.mtu_bytes - 1) / nic_config_.mtu_bytes;
+  const std::uint64_t wire = f.size_bytes + packets * (nic_config_.header_bytes + scenario_.integer("link.overhead_bytes"));
+  return ns_to_ps(prop_ns) + switches * switch_latency_ps_ + serialization_ps(wire, rate) + nic_config_.latency_ps;
+}
+
+nlohmann::json Simulation::summary() const {
+  using nlohmann::json;
+  json j;
+  j["seed"] = scenario_.integer("sim.seed");
+  j["topology"] = topology_.description;
+  j["workload"] = workload_.description;
+  j["sim_time_ns"] = ps_to_ns(end_time_);
+  j["wall_seconds"] = wall_seconds_;
+  j["events"] = fabric_->events();
+  j["packet_hops"] = packet_hops();
+  j["packet_hops_per_second"] = wall_seconds_ > 0 ? static_cast<double>(packet_hops()) / wall_seconds_ : 0.0;
+  j["hit_time_limit"] = fabric_->hit_time_limit();
+
+  std::vector<double> fct, slowdown;
+  std::vector<std::vector<double>> bucket_fct(std::size(kBuckets)), bucket_sd(std::size(kBuckets));
+  std::uint64_t path_changes = 0, retransmits = 0, timeouts = 0;
+  for (const Flow& f : flows_.flows()) {
+    path_changes += f.path_changes;
+    retransmits += f.retransmits;
+    timeouts += f.timeouts;
+    if (!f.done()) continue;
+    const double fct_ns = ps_to_ns(f.finish - f.start);
+    const double sd = fct_ns / ps_to_ns(ideal_fct(f));
+    fct.push_back(fct_ns);
+    slowdown.push_back(sd);
+    for (std::size_t b = 0; b < std::size(kBuckets); ++b)
+      if (f.size_bytes >= kBuckets[b].lo && f.size_bytes < kBuckets[b].hi) {
+        bucket_fct[b].push_back(fct_ns);
+        bucket_sd[b].push_back(sd);
+      }
+  }
+  j["flows"]["count"] = flows_.size();
+  j["flows"]["completed"] = flows_.completed();
+  j["flows"]["fct_ns"] = to_json(stats_of(fct));
+  j["flows"]["slowdown"] = to_json(stats_of(slowdown));
+  j["flows"]["path_changes"] = path_changes;
+  json buckets = json::array();
+  for (std::size_t b = 0; b < std::size(kBuckets); ++b) {
+    if (bucket_fct[b].empty()) continue;
+    buckets.push_back({{"bucket", kBuckets[b].name},
+                       {"flows", bucket_fct[b].size()},
+                       {"fct_ns", to_json(stats_of(bucket_fct[b]))},
+                       {"slowdown", to_json(stats_of(bucket_sd[b]))}});
+  }
+  j["flows"]["by_size"] = buckets;
+
+  NicCounters n{};
+  for (const auto& nic : nics_) {
+    const NicCounters& c = nic->counters();
+    n.data_packets_sent += c.data_packets_sent;
+    n.data_payload_sent += c.data_payload_sent;
+    n.control_packets_sent += c.control_packets_sent;
+    n.data_packets_received += c.data_packets_received;
+    n.payload_delivered += c.payload_delivered;
+    n.ooo_packets += c.ooo_packets;
+    n.duplicates += c.duplicates;
+    n.control_dropped += c.control_dropped;
+    n.max_ooo_degree = std::max(n.max_ooo_degree, c.max_ooo_degree);
+  }
+  std::uint64_t switch_drops = 0, corrupted = 0;
+  for (const auto& sw : switches_) switch_drops += sw->counters().packets_dropped;
+  for (const auto& l : links_) corrupted += l->corrupted();
+  j["packets"] = {{"injected", n.data_packets_sent},
+                  {"retransmitted", retransmits},
+                  {"delivered", n.data_packets_received},
+                  {"duplicates", n.duplicates},
+                  {"dropped", switch_drops + corrupted},
+                  {"dropped_by_switches", switch_drops},
+                  {"corrupted_on_links", corrupted},
+                  {"control_sent", n.control_packets_sent},
+                  {"control_queue_overflows", n.control_dropped},
+                  {"out_of_order", n.ooo_packets},
+                  {"ooo_fraction", n.data_packets_received
+                                       ? static_cast<double>(n.ooo_packets) / static_cast<double>(n.data_packets_received)
+                                       : 0.0},
+                  {"max_ooo_degree", n.max_ooo_degree}};
+  j["packets"]["timeouts"] = timeouts;
+  j["bytes"] = {{"injected", n.data_payload_sent}, {"delivered", n.payload_delivered}};
+
+  // Link utilization over the run, switch-to-switch and host links apart.
+  std::vector<double> fabric_util, host_util;
+  for (std::size_t i = 0; i < links_.size(); ++i) {
+    const TopoLink& l = topology_.links[i / 2];
+    const double u = end_time_ ? static_cast<double>(links_[i]->busy_time()) / static_cast<double>(end_time_) : 0.0;
+    (topology_.is_switch(l.a) && topology_.is_switch(l.b) ? fabric_util : host_util).push_back(u);
+  }
+  const Stats fu = stats_of(fabric_util), hu = stats_of(host_util);
+  j["links"] = {{"switch_links", {{"count", fu.count}, {"utilization_avg", fu.avg}, {"utilization_max", fu.max}}},
+                {"host_links", {{"count", hu.count}, {"utilization_avg", hu.avg}, {"utilization_max", hu.max}}}};
+  std::uint64_t max_q = 0;
+  for (const auto& sw : switches_)
+    for (std::uint16_t p = 0; p < sw->radix(); ++p) max_q = std::max(max_q, sw->max_backlog(p));
+  j["ports"] = {{"max_queue_bytes", max_q}};
+  j["scenario"] = scenario_.to_json();
+  return j;
+}
+
+std::string Simulation::summary_table() const {
+  const nlohmann::json j = summary();
+  std::string out;
+  auto row = [&out](const std::string& k, const std::string& v) { out += fmt::format("  {:<28} {}\n", k, v); };
+  auto us = [](double ns) { return fmt::format("{:.3f} us", ns / 1000.0); };
+  out += "netasic run summary\n";
+  row("topology", j["topology"].get<std::string>());
+  row("workload", j["workload"].get<std::string>());
+  row("routing", scenario_.string("routing.policy") + ", " + scenario_.string("link.flow_control"));
+  row("seed", std::to_string(j["seed"].get<std::int64_t>()));
+  row("simulated time", us(j["sim_time_ns"].get<double>()));
+  row("flows completed", fmt::format("{} / {}", j["flows"]["completed"].get<std::uint64_t>(),
+                                     j["flows"]["count"].get<std::uint64_t>()));
+  const auto& fct = j["flows"]["fct_ns"];
+  row("FCT avg / p50", fmt::format("{} / {}", us(fct["avg"]), us(fct["p50"])));
+  row("FCT p99 / p99.9 / max", fmt::format("{} / {} / {}", us(fct["p99"]), us(fct["p999"]), us(fct["max"])));
+  const auto& sd = j["flows"]["slowdown"];
+  row("slowdown avg / p50 / p99", fmt::format("{:.3f} / {:.3f} / {:.3f}", sd["avg"].get<double>(),
+                                              sd["p50"].get<double>(), sd["p99"].get<double>()));
+  const auto& p = j["packets"];
+  row("packets injected / delivered", fmt::format("{} / {}", p["injected"].get<std::uint64_t>(),
+                                                  p["delivered"].get<std::uint64_t>()));
+  row("packets dropped / resent", fmt::format("{} / {}", p["dropped"].get<std::uint64_t>(),
+                                              p["retransmitted"].get<std::uint64_t>()));
+  row("out of order", fmt::format("{} ({:.4f}%), max degree {}", p["out_of_order"].get<std::uint64_t>(),
+                                  100.0 * p["ooo_fraction"].get<double>(), p["max_ooo_degree"].get<std::uint64_t>()));
+  row("bytes injected / delivered", fmt::format("{} / {}", j["bytes"]["injected"].get<std::uint64_t>(),
+                                                j["bytes"]["delivered"].get<std::uint64_t>()));
+  row("switch-link utilization", fmt::format("avg {:.1f}%, max {:.1f}%",
+                                             100.0 * j["links"]["switch_links"]["utilization_avg"].get<double>(),
+                                             100.0 * j["links"]["switch_links"]["utilization_max"].get<double>()));
+  row("max port queue", fmt::format("{} bytes", j["ports"]["max_queue_bytes"].get<std::uint64_t>()));
+  row("events / packet-hops", fmt::format("{} / {}", j["events"].get<std::uint64_t>(),
+                                          j["packet_hops"].get<std::uint64_t>()));
+  row("wall time", fmt::format("{:.2f} s ({:.2f} M packet-hops/s)", j["wall_seconds"].get<double>(),
+                               j["packet_hops_per_second"].get<double>() / 1e6));
+  if (j["hit_time_limit"].get<bool>()) out += "  (stopped at sim.max_time_us)\n";
+  return out;
+}
+
+void Simulation::write_flows_csv(std::ostream& out) const {
+  out << "id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,slowdown,ooo_packets,path_changes\n";
+  for (const Flow& f : flows_.flows()) {
+    if (f.done()) {
+      const Ps fct = f.finish - f.start;
+      out << fmt::format("{},{},{},{},{:.3f},{:.3f},{:.3f},{:.6f},{},{}\n", f.id, f.src, f.dst, f.size_bytes,
+                         ps_to_ns(f.start), ps_to_ns(f.finish), ps_to_ns(fct),
+                         static_cast<double>(fct) / static_cast<double>(ideal_fct(f)), f.ooo_packets, f.path_changes);
+    } else {
+      out << fmt::format("{},{},{},{},{:.3f},,,,{},{}\n", f.id, f.src, f.dst, f.size_bytes, ps_to_ns(f.start),
+                         f.ooo_packets, f.path_changes);
+    }
+  }
+}
+
+void Simulation::write_ports_csv(std::ostream& out) const {
+  out << "switch,port,peer,rate_gbps,utilization,max_queue_bytes\n";
+  const Topology& t = topology_;
+  for (std::uint32_t sw = 0; sw < switches_.size(); ++sw) {
+    const std::uint32_t node = t.switch_node[sw];
+    for (std::uint16_t p = 0; p < ports_[node].size(); ++p) {
+      const PortRef& r = ports_[node][p];
+      const Link& l = *links_[2 * r.link + (r.forward ? 0 : 1)];
+      const std::uint32_t peer = r.forward ? t.links[r.link].b : t.links[r.link].a;
+      const double u = end_time_ ? static_cast<double>(l.busy_time()) / static_cast<double>(end_time_) : 0.0;
+      out << fmt::format("{},{},{}{},{},{:.6f},{}\n", sw, p, t.is_switch(peer) ? "sw" : "host",
+                         t.is_switch(peer) ? t.switch_index[peer] : t.host_index[peer], l.rate_gbps(), u,
+                         switches_[sw]->max_backlog(p));
+    }
+  }
+}
+
+void Simulation::write_outputs(const std::string& dir) const {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError(fmt::format("--out {}: cannot create directory: {}", dir, ec.message()));
+  auto open = [&](const std::string& name) {
+    std::ofstream f(std::filesystem::path(dir) / name);
+    if (!f) throw InputError(fmt::format("--out {}: cannot write {}", dir, name));
+    return f;
+  };
+  {
+    auto f = open("summary.json");
+    f << summary().dump(2) << "\n";
+  }
+  {
+    auto f = open("flows.csv");
+    write_flows_csv(f);
+  }
+  {
+    auto f = open("ports.csv");
+    write_ports_csv(f);
+  }
+}
+
+}  // namespace netasic

@@ -1,0 +1,85 @@
+// One run of the model: elaborates the SystemC modules for a scenario, runs them, and reports.
+// SystemC elaborates once per process, so a process holds at most one Simulation that has run.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "tb/scenario.h"
+#include "tb/topology.h"
+#include "tb/workload.h"
+#include "tlm/model/fabric.h"
+#include "tlm/model/flow.h"
+#include "tlm/model/link.h"
+#include "tlm/model/nic.h"
+#include "tlm/model/routing.h"
+#include "tlm/model/switch.h"
+
+namespace netasic {
+
+struct RunOptions {
+  bool progress = false;          // print a progress line on stderr
+  double progress_interval_s = 1.0;
+};
+
+class Simulation {
+ public:
+  explicit Simulation(const Scenario& scenario);
+  ~Simulation();
+
+  void run(const RunOptions& options = {});
+
+  nlohmann::json summary() const;  // everything a run reports (see docs/outputs.md)
+  std::string summary_table() const;
+  void write_flows_csv(std::ostream& out) const;
+  void write_ports_csv(std::ostream& out) const;
+  // Writes summary.json, flows.csv and ports.csv into `dir` (created if needed).
+  void write_outputs(const std::string& dir) const;
+
+  // Ideal FCT of a flow alone on the idle network: its wire bytes at the path's bottleneck rate plus the
+  // path's latency (propagation, switch pipelines, NIC processing).
+  Ps ideal_fct(const Flow& f) const;
+
+  // For tests and tools.
+  const Scenario& scenario() const { return scenario_; }
+  const Topology& topology() const { return topology_; }
+  const FlowTable& flows() const { return flows_; }
+  const std::vector<std::unique_ptr<Switch>>& switches() const { return switches_; }
+  const std::vector<std::unique_ptr<Nic>>& nics() const { return nics_; }
+  const std::vector<std::unique_ptr<Link>>& links() const { return links_; }
+  const RoutingTable& routing() const { return *routing_; }
+  Fabric& fabric() { return *fabric_; }
+  Ps sim_time() const { return end_time_; }
+  double wall_seconds() const { return wall_seconds_; }
+  std::uint64_t packet_hops() const;
+  bool all_flows_completed() const { return flows_.completed() == flows_.size(); }
+
+ private:
+  void elaborate();
+
+  Scenario scenario_;
+  Topology topology_;
+  Workload workload_;
+  FlowTable flows_;
+  std::unique_ptr<RoutingTable> routing_;
+  std::unique_ptr<Fabric> fabric_;
+  std::vector<std::unique_ptr<Switch>> switches_;
+  std::vector<std::unique_ptr<Nic>> nics_;
+  std::vector<std::unique_ptr<Link>> links_;  // two per topology link: [2i] a->b, [2i+1] b->a
+  struct PortRef {
+    std::uint32_t link;  // topology link index
+    bool forward;        // this node is the link's `a`
+  };
+  std::vector<std::vector<PortRef>> ports_;  // per node: its ports in order
+  NicConfig nic_config_;
+  Ps switch_latency_ps_ = 0;
+  Ps end_time_ = 0;
+  double wall_seconds_ = 0;
+  bool ran_ = false;
+};
+
+}  // namespace netasic

@@ -1,0 +1,234 @@
+#include "tb/topology.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "tb/inputs/topology_file.h"
+#include "tlm/common/error.h"
+#include "tlm/common/rng.h"
+
+namespace netasic {
+
+namespace {
+
+// Lays out `hosts` host nodes then `switches` switch nodes.
+void init_nodes(Topology& t, std::uint32_t hosts, std::uint32_t switches) {
+  t.nodes = hosts + switches;
+  t.switch_index.assign(t.nodes, -1);
+  t.host_index.assign(t.nodes, -1);
+  for (std::uint32_t h = 0; h < hosts; ++h) {
+    t.host_index[h] = static_cast<std::int32_t>(h);
+    t.host_node.push_back(h);
+  }
+  for (std::uint32_t s = 0; s < switches; ++s) {
+    t.switch_index[hosts + s] = static_cast<std::int32_t>(s);
+    t.switch_node.push_back(hosts + s);
+  }
+}
+
+void add(Topology& t, std::uint32_t a, std::uint32_t b, double rate, double delay) {
+  t.links.push_back(TopoLink{a, b, rate, delay, 0.0, 1.0, false});
+}
+
+Topology fat_tree(const Scenario& s, double rate, double delay) {
+  const auto k = static_cast<std::uint32_t>(s.integer("topology.fat_tree.k"));
+  if (k % 2) throw InputError(fmt::format("topology.fat_tree.k = {}: must be even (accepted 2..64)", k));
+  const double taper = s.number("topology.fat_tree.taper");
+  const std::uint32_t half = k / 2;
+  const auto hosts_per_edge = static_cast<std::uint32_t>(std::lround(half * taper));
+  if (hosts_per_edge + half > 64)
+    throw InputError(fmt::format("topology.fat_tree: k = {} with taper {} gives edge switches {} ports; the switch "
+                                 "model accepts at most 64",
+                                 k, taper, hosts_per_edge + half));
+  const std::uint32_t edges = k * half, aggs = k * half, cores = half * half;
+  const std::uint32_t hosts = edges * hosts_per_edge;
+  Topology t;
+  t.kind = "fat_tree";
+  t.description = fmt::format("3-tier fat tree k={} taper={}: {} hosts, {} switches", k, taper, hosts,
+                              edges + aggs + cores);
+  init_nodes(t, hosts, edges + aggs + cores);
+  const std::uint32_t edge0 = hosts, agg0 = hosts + edges, core0 = hosts + edges + aggs;
+  for (std::uint32_t e = 0; e < edges; ++e)
+    for (std::uint32_t h = 0; h < hosts_per_edge; ++h) add(t, e * hosts_per_edge + h, edge0 + e, rate, delay);
+  for (std::uint32_t pod = 0; pod < k; ++pod)
+    for (std::uint32_t e = 0; e < half; ++e)
+      for (std::uint32_t a = 0; a < half; ++a) add(t, edge0 + pod * half + e, agg0 + pod * half + a, rate, delay);
+  for (std::uint32_t pod = 0; pod < k; ++pod)
+    for (std::uint32_t a = 0; a < half; ++a)
+      for (std::uint32_t c = 0; c < half; ++c) add(t, agg0 + pod * half + a, core0 + a * half + c, rate, delay);
+  return t;
+}
+
+std::pair<std::uint32_t, std::uint32_t> parse_pair(const std::string& item, const std::string& key,
+                                                   std::uint32_t leaves, std::uint32_t spines) {
+  unsigned l = 0, sp = 0;
+  char dash = 0;
+  int used = 0;
+  if (std::sscanf(item.c_str(), "%u%c%u%n", &l, &dash, &sp, &used) != 3 || dash != '-')
+    throw InputError(fmt::format("{}: '{}' is not LEAF-SPINE", key, item));
+  if (l >= leaves || sp >= spines)
+    throw InputError(fmt::format("{}: '{}' names leaf {} / spine {}; accepted leaves 0..{}, spines 0..{}", key, item, l,
+                                 sp, leaves - 1, spines - 1));
+  return {l, sp};
+}
+
+Topology leaf_spine(const Scenario& s, double rate, double delay) {
+  const auto leaves = static_cast<std::uint32_t>(s.integer("topology.leaf_spine.leaves"));
+  const auto spines = static_cast<std::uint32_t>(s.integer("topology.leaf_spine.spines"));
+  const auto hpl = static_cast<std::uint32_t>(s.integer("topology.leaf_spine.hosts_per_leaf"));
+  if (hpl + spines > 64)
+    throw InputError(fmt::format("topology.leaf_spine: hosts_per_leaf {} + spines {} exceeds the 64-port switch", hpl, spines));
+  if (leaves > 64)
+    throw InputError(fmt::format("topology.leaf_spine.leaves = {}: a spine has one port per leaf, at most 64", leaves));
+  const std::uint32_t hosts = leaves * hpl;
+  Topology t;
+  t.kind = "leaf_spine";
+  init_nodes(t, hosts, leaves + spines);
+  std::vector<double> scale(std::size_t{leaves} * spines, 1.0);
+  const std::string rk = "topology.leaf_spine.remove_links", sk = "topology.leaf_spine.slow_links";
+  for (const auto& item : s.list(rk)) {
+    auto [l, sp] = parse_pair(item, rk, leaves, spines);
+    scale[std::size_t{l} * spines + sp] = 0;
+  }
+  for (const auto& item : s.list(sk)) {
+    const auto colon = item.find(':');
+    if (colon == std::string::npos) throw InputError(fmt::format("{}: '{}' is not LEAF-SPINE:FACTOR", sk, item));
+    auto [l, sp] = parse_pair(item.substr(0, colon), sk, leaves, spines);
+    char* end = nullptr;
+    const double f = std::strtod(item.c_str() + colon + 1, &end);
+    if (*end || !(f > 0 && f <= 1))
+      throw InputError(fmt::format("{}: '{}': factor must be in (0, 1]", sk, item));
+    scale[std::size_t{l} * spines + sp] = f;
+  }
+  for (std::uint32_t l = 0; l < leaves; ++l)
+    for (std::uint32_t h = 0; h < hpl; ++h) add(t, l * hpl + h, hosts + l, rate, delay);
+  std::uint32_t removed = 0, slowed = 0;
+  for (std::uint32_t l = 0; l < leaves; ++l)
+    for (std::uint32_t sp = 0; sp < spines; ++sp) {
+      const double f = scale[std::size_t{l} * spines + sp];
+      if (f == 0) {
+        ++removed;
+        continue;
+      }
+      add(t, hosts + l, hosts + leaves + sp, rate, delay);
+      if (f < 1) {
+        t.links.back().scale = f;
+        ++slowed;
+      }
+    }
+  t.description = fmt::format("leaf-spine {} leaves x {} spines, {} hosts ({} links removed, {} slowed)", leaves,
+                              spines, hosts, removed, slowed);
+  return t;
+}
+
+Topology dragonfly(const Scenario& s, double rate, double delay) {
+  const auto a = static_cast<std::uint32_t>(s.integer("topology.dragonfly.a"));
+  const auto p = static_cast<std::uint32_t>(s.integer("topology.dragonfly.p"));
+  const auto h = static_cast<std::uint32_t>(s.integer("topology.dragonfly.h"));
+  auto g = static_cast<std::uint32_t>(s.integer("topology.dragonfly.groups"));
+  if (g == 0) g = a * h + 1;
+  if (g < 2 || g > a * h + 1)
+    throw InputError(fmt::format("topology.dragonfly.groups = {}: accepted 2..a*h+1 = {} (0 means a*h+1)", g, a * h + 1));
+  if (p + (a - 1) + h > 64)
+    throw InputError(fmt::format("topology.dragonfly: p + a-1 + h = {} ports exceeds the 64-port switch", p + a - 1 + h));
+  const std::uint32_t switches = g * a, hosts = switches * p;
+  Topology t;
+  t.kind = "dragonfly";
+  init_nodes(t, hosts, switches);
+  t.group_of.resize(switches);
+  for (std::uint32_t sw = 0; sw < switches; ++sw) t.group_of[sw] = sw / a;
+  for (std::uint32_t sw = 0; sw < switches; ++sw)
+    for (std::uint32_t k = 0; k < p; ++k) add(t, sw * p + k, hosts + sw, rate, delay);
+  for (std::uint32_t grp = 0; grp < g; ++grp)
+    for (std::uint32_t i = 0; i < a; ++i)
+      for (std::uint32_t j = i + 1; j < a; ++j) add(t, hosts + grp * a + i, hosts + grp * a + j, rate, delay);
+  // Global links: rounds over group pairs, each pair joined once per round while both groups have a free
+  // global port; global port q of a group belongs to its switch q / h.
+  std::vector<std::uint32_t> next_port(g, 0);
+  std::uint32_t globals = 0;
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (std::uint32_t x = 0; x < g; ++x)
+      for (std::uint32_t y = x + 1; y < g; ++y) {
+        if (next_port[x] >= a * h || next_port[y] >= a * h) continue;
+        add(t, hosts + x * a + next_port[x] / h, hosts + y * a + next_port[y] / h, rate, delay);
+        ++next_port[x];
+        ++next_port[y];
+        ++globals;
+        progress = true;
+      }
+  }
+  t.description = fmt::format("dragonfly a={} p={} h={} groups={}: {} hosts, {} switches, {} global links", a, p, h,
+                              g, hosts, switches, globals);
+  return t;
+}
+
+Topology from_file(const Scenario& s) {
+  const std::string& path = s.string("topology.file");
+  if (path.empty()) throw InputError("topology.type is file but topology.file is not set");
+  const TopologyFile f = read_topology_file(path);
+  Topology t;
+  t.kind = "file";
+  t.nodes = f.node_count;
+  t.switch_index.assign(t.nodes, -1);
+  t.host_index.assign(t.nodes, -1);
+  for (std::uint32_t id : f.switch_ids) t.switch_index[id] = 0;
+  for (std::uint32_t n = 0; n < t.nodes; ++n) {
+    if (t.switch_index[n] >= 0) {
+      t.switch_index[n] = static_cast<std::int32_t>(t.switch_node.size());
+      t.switch_node.push_back(n);
+    } else {
+      t.host_index[n] = static_cast<std::int32_t>(t.host_node.size());
+      t.host_node.push_back(n);
+    }
+  }
+  std::vector<std::uint32_t> degree(t.nodes, 0);
+  for (const auto& l : f.links) {
+    t.links.push_back(TopoLink{l.a, l.b, l.rate_gbps, l.delay_ns, l.error_rate, 1.0, false});
+    if (++degree[l.a] > 64 || ++degree[l.b] > 64)
+      throw InputError(fmt::format("{}:{}: a switch with more than 64 links; the switch model accepts at most 64 ports",
+                                   f.name, l.line));
+  }
+  t.description = fmt::format("{}: {} hosts, {} switches, {} links", path, t.hosts(), t.switches(), t.links.size());
+  return t;
+}
+
+void degrade(Topology& t, const Scenario& s) {
+  const double fraction = s.number("failures.degraded_fraction");
+  if (fraction <= 0) return;
+  std::vector<std::uint32_t> candidates;
+  for (std::uint32_t i = 0; i < t.links.size(); ++i)
+    if (t.is_switch(t.links[i].a) && t.is_switch(t.links[i].b)) candidates.push_back(i);
+  const auto count = static_cast<std::size_t>(std::llround(fraction * static_cast<double>(candidates.size())));
+  Rng rng(static_cast<std::uint64_t>(s.integer("sim.seed")), 0xFA11);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t j = i + rng.below(candidates.size() - i);
+    std::swap(candidates[i], candidates[j]);
+    TopoLink& l = t.links[candidates[i]];
+    l.scale *= s.number("failures.degraded_factor");
+    l.degraded = true;
+  }
+  t.description += fmt::format("; {} of {} switch links degraded to {}x rate", count, candidates.size(),
+                               s.number("failures.degraded_factor"));
+}
+
+}  // namespace
+
+Topology build_topology(const Scenario& s) {
+  const std::string& type = s.string("topology.type");
+  const double rate = s.number("link.rate_gbps");
+  const double delay = s.number("link.prop_delay_ns");
+  Topology t;
+  if (type == "fat_tree") t = fat_tree(s, rate, delay);
+  else if (type == "leaf_spine") t = leaf_spine(s, rate, delay);
+  else if (type == "dragonfly") t = dragonfly(s, rate, delay);
+  else t = from_file(s);
+  if (t.hosts() < 2) throw InputError(fmt::format("{}: needs at least two hosts, has {}", t.description, t.hosts()));
+  degrade(t, s);
+  return t;
+}
+
+}  // namespace netasic

@@ -1,0 +1,105 @@
+#include "tb/workload.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "tb/inputs/cdf.h"
+#include "tb/inputs/flow_file.h"
+#include "tlm/common/error.h"
+#include "tlm/common/rng.h"
+
+namespace netasic {
+
+namespace {
+
+double host_rate_gbps(const Topology& t, std::uint32_t host) {
+  const std::uint32_t node = t.host_node[host];
+  for (const auto& l : t.links)
+    if (l.a == node || l.b == node) return l.rate_gbps * l.scale;
+  return 0;
+}
+
+}  // namespace
+
+Workload build_workload(const Scenario& s, const Topology& t) {
+  const std::string& type = s.string("workload.type");
+  const std::uint32_t hosts = t.hosts();
+  const auto size = static_cast<std::uint64_t>(s.integer("workload.size_bytes"));
+  const auto tclass = static_cast<std::uint8_t>(s.integer("workload.traffic_class"));
+  Rng rng(static_cast<std::uint64_t>(s.integer("sim.seed")), 0x574B4C44);
+  Workload w;
+  if (type == "permutation") {
+    // A random derangement (Sattolo's algorithm gives a single cycle: nobody sends to itself, everybody
+    // receives from exactly one host).
+    std::vector<std::uint32_t> perm(hosts);
+    std::iota(perm.begin(), perm.end(), 0);
+    for (std::uint32_t i = hosts - 1; i > 0; --i) std::swap(perm[i], perm[rng.below(i)]);
+    for (std::uint32_t h = 0; h < hosts; ++h) w.flows.push_back(FlowSpec{h, perm[h], size, 0, tclass, 4791});
+    w.description = fmt::format("permutation, {} flows of {} bytes", hosts, size);
+  } else if (type == "all_to_all") {
+    for (std::uint32_t src = 0; src < hosts; ++src)
+      for (std::uint32_t k = 1; k < hosts; ++k)
+        w.flows.push_back(FlowSpec{src, (src + k) % hosts, size, 0, tclass, 4791});
+    w.description = fmt::format("all-to-all, {} flows of {} bytes", w.flows.size(), size);
+  } else if (type == "incast") {
+    const auto dst = static_cast<std::uint32_t>(s.integer("workload.incast.destination"));
+    const auto senders = static_cast<std::uint32_t>(s.integer("workload.incast.senders"));
+    if (dst >= hosts)
+      throw InputError(fmt::format("workload.incast.destination = {}: the topology has hosts 0..{}", dst, hosts - 1));
+    if (senders >= hosts)
+      throw InputError(fmt::format("workload.incast.senders = {}: at most {} (hosts other than the destination)",
+                                   senders, hosts - 1));
+    std::vector<std::uint32_t> others;
+    for (std::uint32_t h = 0; h < hosts; ++h)
+      if (h != dst) others.push_back(h);
+    for (std::uint32_t i = 0; i < senders; ++i) {
+      std::swap(others[i], others[i + rng.below(others.size() - i)]);
+      w.flows.push_back(FlowSpec{others[i], dst, size, 0, tclass, 4791});
+    }
+    w.description = fmt::format("incast {}-to-1 into host {}, {} bytes each", senders, dst, size);
+  } else if (type == "random") {
+    const FlowSizeCdf cdf = FlowSizeCdf::from_spec(s.string("workload.cdf"));
+    const double load = s.number("workload.load");
+    const Ps window = static_cast<Ps>(s.number("workload.duration_us") * kPsPerUs);
+    for (std::uint32_t src = 0; src < hosts; ++src) {
+      // Poisson arrivals: mean gap = mean flow size / (load * host rate).
+      const double bytes_per_ps = load * host_rate_gbps(t, src) / 8000.0;
+      const double mean_gap_ps = cdf.mean_bytes() / bytes_per_ps;
+      double at = 0;
+      for (;;) {
+        at += -std::log(1.0 - rng.uniform()) * mean_gap_ps;
+        if (at >= static_cast<double>(window)) break;
+        auto dst = static_cast<std::uint32_t>(rng.below(hosts - 1));
+        if (dst >= src) ++dst;
+        w.flows.push_back(FlowSpec{src, dst, cdf.sample(rng), static_cast<Ps>(at), tclass, 4791});
+      }
+    }
+    w.description = fmt::format("random partners, {} sizes (mean {:.0f} B), load {}, {} us: {} flows", cdf.name(),
+                                cdf.mean_bytes(), load, s.number("workload.duration_us"), w.flows.size());
+  } else {
+    const std::string& path = s.string("workload.file");
+    if (path.empty()) throw InputError("workload.type is file but workload.file is not set");
+    for (const auto& e : read_flow_file(path)) {
+      for (std::uint32_t node : {e.src, e.dst}) {
+        if (node >= t.nodes)
+          throw InputError(fmt::format("{}:{}: flow names node {}, the topology has nodes 0..{}", path, e.line, node,
+                                       t.nodes - 1));
+        if (t.host_index[node] < 0)
+          throw InputError(fmt::format("{}:{}: flow names node {}, which is a switch, not a host", path, e.line, node));
+      }
+      w.flows.push_back(FlowSpec{static_cast<std::uint32_t>(t.host_index[e.src]),
+                                 static_cast<std::uint32_t>(t.host_index[e.dst]), e.size_bytes,
+                                 static_cast<Ps>(std::llround(e.start_s * 1e12)), static_cast<std::uint8_t>(e.priority % 7),
+                                 static_cast<std::uint16_t>(e.dport)});
+    }
+    w.description = fmt::format("flow file {}: {} flows", path, w.flows.size());
+  }
+  if (w.flows.empty()) throw InputError(fmt::format("workload {} generates no flows", type));
+  std::stable_sort(w.flows.begin(), w.flows.end(), [](const FlowSpec& a, const FlowSpec& b) { return a.start < b.start; });
+  return w;
+}
+
+}  // namespace netasic

@@ -1,0 +1,80 @@
+// Flowlet table of LetFlow (Vanini et al., "Let It Flow", NSDI 2017, Section 3 "Flowlet detection" and
+// "Load balancing decisions").
+//
+// CRC-32 of the flow key, modulo the (power-of-two) table size, picks one entry of {port, valid, age}.
+// A packet that finds its entry valid follows the stored port and clears the age bit; otherwise a new
+// flowlet starts: a port drawn uniformly at random among the candidates, valid set, age cleared.
+// check() is the periodic checker (every delta): it sets the age bit of every valid entry whose age bit
+// is clear and invalidates the entries already aged, so a flowlet times out after between delta and
+// 2 delta of silence. Flows that hash to the same entry share it (collisions() counts packets that found
+// a valid entry created by another key; the model keeps that key for the count only, the RTL and the
+// paper's table do not store keys).
+//
+// Latency (cycles, request accepted -> response; FlowletLatency): access 3 (hash, RAM read, write-back);
+// check entries + 2 (one read-modify-write per entry, pipelined over a 1R1W RAM).
+// Storage per entry: port (port_bits) + valid (1) + age (1).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tlm/blocks/hash.h"
+#include "tlm/common/rng.h"
+
+namespace netasic {
+
+struct FlowletTableConfig {
+  std::uint32_t entries = 65536;  // 4 .. 2^24, a power of two
+  unsigned key_bits = 104;        // 8 .. 128, a multiple of 8
+  unsigned port_bits = 8;         // 1 .. 16
+  unsigned access_latency = 3;    // cycles per lookup
+  unsigned check_overhead = 2;    // check() takes entries + check_overhead cycles
+};
+
+struct FlowletResult {
+  std::uint16_t port;
+  bool new_flowlet;
+  std::uint32_t index;
+};
+
+class FlowletTable {
+ public:
+  explicit FlowletTable(const FlowletTableConfig& config);
+
+  const FlowletTableConfig& config() const { return config_; }
+
+  // A packet of `key` arrives; on a new flowlet the port is rng.below(port_count) (0 .. port_count-1,
+  // the index into the routing protocol's list of candidate ports). port_count in 1 .. 2^port_bits.
+  FlowletResult access(const WideKey& key, std::uint32_t port_count, Rng& rng);
+  // The checker sweep, every delta.
+  void check();
+
+  std::uint32_t index_of(const WideKey& key) const { return crc32_key(key, config_.key_bits) & (config_.entries - 1); }
+  unsigned access_latency() const { return config_.access_latency; }
+  unsigned check_latency() const { return config_.entries + config_.check_overhead; }
+  unsigned entry_bits() const { return config_.port_bits + 2; }
+  std::uint64_t storage_bits() const { return std::uint64_t{entry_bits()} * config_.entries; }
+
+  bool valid(std::uint32_t index) const { return entries_.at(index).valid; }
+  bool aged(std::uint32_t index) const { return entries_.at(index).age; }
+  std::uint32_t occupancy() const { return occupancy_; }
+  std::uint32_t high_water() const { return high_water_; }
+  std::uint64_t flowlets() const { return flowlets_; }
+  std::uint64_t collisions() const { return collisions_; }
+
+ private:
+  struct Entry {
+    std::uint16_t port = 0;
+    bool valid = false;
+    bool age = false;
+    WideKey last_key{};  // statistics only
+  };
+  FlowletTableConfig config_;
+  std::vector<Entry> entries_;
+  std::uint32_t occupancy_ = 0;
+  std::uint32_t high_water_ = 0;
+  std::uint64_t flowlets_ = 0;
+  std::uint64_t collisions_ = 0;
+};
+
+}  // namespace netasic

@@ -1,0 +1,1 @@
+#include "tlm/blocks/hash.h"

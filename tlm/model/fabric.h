@@ -1,0 +1,66 @@
+// The fabric kernel: one SC_METHOD drains the model's own event queue.
+//
+// SystemC wakes the method at the time of the earliest pending model event; the method runs every event
+// due by then (and, with a non-zero sync quantum, every event up to `quantum` ahead: TLM-2.0 temporal
+// decoupling, for pure-model runs where no other SystemC process needs the fabric to stay in lock step).
+// Components read the current time from now(), which equals sc_time_stamp() when the quantum is zero.
+#pragma once
+
+#include <systemc>
+
+#include <chrono>
+#include <functional>
+
+#include "tlm/model/event_queue.h"
+#include "tlm/model/packet.h"
+
+namespace netasic {
+
+class Fabric : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(Fabric);
+  Fabric(const sc_core::sc_module_name& name, Ps sync_quantum_ps);
+
+  Ps now() const { return now_; }
+  void schedule(Ps at, EventTarget* target, std::uint32_t kind, std::uint64_t data = 0) {
+    queue_.push(at, target, kind, data);
+  }
+  void schedule_in(Ps delay, EventTarget* target, std::uint32_t kind, std::uint64_t data = 0) {
+    queue_.push(now_ + delay, target, kind, data);
+  }
+  PacketPool& pool() { return pool_; }
+
+  // Ends the run after the event being processed (e.g. the last flow completed).
+  void request_stop() { stop_ = true; }
+  bool stopped() const { return stop_; }
+  // Events later than this are not run; the run ends when the queue reaches it. kNever = no limit.
+  void set_time_limit(Ps limit) { time_limit_ = limit; }
+  bool hit_time_limit() const { return hit_limit_; }
+
+  // Called about every `interval` of wall time while the model runs (progress line).
+  void set_progress(std::function<void()> callback, double interval_s) {
+    progress_ = std::move(callback);
+    progress_interval_ = std::chrono::duration<double>(interval_s);
+  }
+
+  std::uint64_t events() const { return events_; }
+  std::size_t pending() const { return queue_.size(); }
+
+ private:
+  void run_due_events();
+
+  EventQueue queue_;
+  PacketPool pool_;
+  sc_core::sc_event wake_;
+  Ps now_ = 0;
+  Ps quantum_;
+  Ps time_limit_ = kNever;
+  bool stop_ = false;
+  bool hit_limit_ = false;
+  std::uint64_t events_ = 0;
+  std::function<void()> progress_;
+  std::chrono::duration<double> progress_interval_{1.0};
+  std::chrono::steady_clock::time_point last_progress_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace netasic

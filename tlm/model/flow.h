@@ -1,0 +1,64 @@
+// The run's flows: what each source NIC sends and what each destination NIC has received.
+// One table for the fabric; a NIC touches only the flows it sends or receives.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tlm/common/flow_key.h"
+#include "tlm/common/units.h"
+
+namespace netasic {
+
+struct Flow {
+  std::uint32_t id = 0;
+  std::uint32_t src = 0, dst = 0;  // host indices
+  std::uint64_t size_bytes = 0;
+  Ps start = 0;
+  std::uint8_t tclass = 0;
+  FlowKey key;
+  std::uint32_t hash = 0;
+  std::uint32_t packets = 0;  // number of MTU packets
+
+  // Sender.
+  std::uint32_t next_psn = 0;       // next packet to (re)send
+  std::uint32_t sent_high = 0;      // one past the highest PSN ever sent
+  std::uint32_t acked_count = 0;
+  std::uint64_t inflight_bytes = 0;
+  Ps last_ack = 0;
+  bool rto_armed = false;
+  bool sender_done = false;
+  std::vector<bool> acked;
+
+  // Receiver.
+  std::uint32_t expected_psn = 0;
+  std::vector<bool> received;
+  std::uint64_t delivered_bytes = 0;
+  std::uint64_t ooo_packets = 0;
+  std::uint32_t max_ooo_degree = 0;
+  std::uint64_t duplicates = 0;
+  Ps finish = kNever;
+  bool done() const { return finish != kNever; }
+
+  // Routing events reported per flow (path changes: a later packet left on a new path).
+  std::uint64_t path_changes = 0;
+  std::uint64_t retransmits = 0;
+  std::uint64_t timeouts = 0;
+};
+
+class FlowTable {
+ public:
+  std::vector<Flow>& flows() { return flows_; }
+  const std::vector<Flow>& flows() const { return flows_; }
+  Flow& operator[](std::uint32_t id) { return flows_[id]; }
+  std::size_t size() const { return flows_.size(); }
+  std::uint64_t completed() const { return completed_; }
+  // Returns true when this was the last flow.
+  bool mark_completed() { return ++completed_ == flows_.size(); }
+
+ private:
+  std::vector<Flow> flows_;
+  std::uint64_t completed_ = 0;
+};
+
+}  // namespace netasic

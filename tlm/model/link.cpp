@@ -1,0 +1,69 @@
+#include "tlm/model/link.h"
+
+#include <fmt/format.h>
+
+#include "tlm/common/error.h"
+
+namespace netasic {
+
+namespace {
+enum LinkEvent : std::uint32_t { kCreditArrives = 1 };
+}
+
+Link::Link(const sc_core::sc_module_name& name, Fabric& fabric, const LinkConfig& config, std::uint64_t seed,
+           std::uint32_t index)
+    : sc_core::sc_module(name),
+      in("in"),
+      out("out"),
+      fabric_(fabric),
+      config_(config),
+      rate_gbps_(config.rate_gbps * config.rate_scale),
+      rng_(seed, 0x4c494e4b00000000ULL + index),
+      index_(index) {
+  if (!(rate_gbps_ > 0)) throw InputError(fmt::format("link {}: rate must be > 0 Gb/s", index));
+  credits_.assign(config.vc_credit_bytes.begin(), config.vc_credit_bytes.end());
+  in.register_b_transport(this, &Link::b_transport);
+}
+
+void Link::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  Packet* p = packet_of(payload);
+  const Ps start = fabric_.now() + delay.value();
+  if (start < busy_until_) throw ModelError(fmt::format("{}: transmission overlaps the previous one", name()));
+  const Ps ser = serialization(p->size_bytes);
+  busy_until_ = start + ser;
+  busy_time_ += ser;
+  ++packets_;
+  wire_bytes_ += p->size_bytes + config_.overhead_bytes;
+  p->ser_ps = ser;
+  ++p->hops;
+  if (config_.error_rate > 0 && rng_.uniform() < config_.error_rate) {
+    // A corrupted packet is dropped at the receiver's MAC; its buffer space was never used.
+    ++corrupted_;
+    if (config_.lossless) return_credits(p->vc, p->size_bytes);
+    payload.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    fabric_.pool().put(p);
+    return;
+  }
+  sc_core::sc_time arrive = delay + sc_core::sc_time::from_value(config_.prop_ps);
+  out->b_transport(payload, arrive);
+}
+
+void Link::credit_underflow(std::uint8_t vc) const {
+  throw ModelError(fmt::format("{}: sender committed more than the receiver's buffer on VC {}", name(), vc));
+}
+
+void Link::return_credits(std::uint8_t vc, std::uint32_t bytes) {
+  if (!config_.lossless) return;
+  fabric_.schedule_in(config_.prop_ps, this, kCreditArrives, (std::uint64_t{vc} << 32) | bytes);
+}
+
+void Link::on_event(std::uint32_t kind, std::uint64_t data) {
+  if (kind != kCreditArrives) return;
+  const auto vc = static_cast<std::uint8_t>(data >> 32);
+  credits_[vc] += static_cast<std::uint32_t>(data);
+  if (credits_[vc] > static_cast<std::int64_t>(config_.vc_credit_bytes[vc]))
+    throw ModelError(fmt::format("{}: credits on VC {} exceed the receiver buffer", name(), vc));
+  if (sender_) sender_->on_credit(sender_port_);
+}
+
+}  // namespace netasic

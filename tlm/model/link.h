@@ -1,0 +1,115 @@
+// One direction of a cable: serialization at the (possibly degraded) rate, propagation delay, a per-packet
+// wire overhead, and lossless credit-based flow control per virtual channel (or lossy, no credits).
+//
+// The sender calls b_transport on `in` with `delay` = (transmission start - now); the link forwards the
+// same payload out of `out` with `delay` + propagation, i.e. the head-arrival offset at the receiver.
+// Credits come back through return_credits(): the receiver frees buffer, the credit reaches the sender
+// one propagation delay later, and the sender is told (LinkSender::on_credit).
+#pragma once
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <vector>
+
+#include "tlm/common/rng.h"
+#include "tlm/model/fabric.h"
+
+namespace netasic {
+
+struct LinkConfig {
+  double rate_gbps = 200;   // nominal rate
+  double rate_scale = 1.0;  // degraded link: fraction of the nominal rate
+  Ps prop_ps = 100 * kPsPerNs;
+  std::uint32_t overhead_bytes = 20;  // per packet on the wire (preamble, inter-frame gap)
+  bool lossless = true;
+  std::vector<std::uint32_t> vc_credit_bytes;  // receiver buffer per VC (lossless)
+  double error_rate = 0.0;                     // probability a packet is corrupted and dropped
+};
+
+class LinkSender {
+ public:
+  virtual ~LinkSender() = default;
+  virtual void on_credit(std::uint16_t port) = 0;
+};
+
+class Link : public sc_core::sc_module, public EventTarget {
+ public:
+  tlm_utils::simple_target_socket<Link> in;
+  tlm_utils::simple_initiator_socket<Link> out;
+
+  Link(const sc_core::sc_module_name& name, Fabric& fabric, const LinkConfig& config, std::uint64_t seed,
+       std::uint32_t index);
+
+  void set_sender(LinkSender* sender, std::uint16_t port) {
+    sender_ = sender;
+    sender_port_ = port;
+  }
+
+  double rate_gbps() const { return rate_gbps_; }
+  Ps prop_ps() const { return config_.prop_ps; }
+  std::uint32_t overhead_bytes() const { return config_.overhead_bytes; }
+  bool lossless() const { return config_.lossless; }
+  Ps serialization(std::uint32_t size_bytes) const {
+    return serialization_ps(size_bytes + config_.overhead_bytes, rate_gbps_);
+  }
+  // When the transmitter is next free (end of the current serialization).
+  Ps free_at() const { return busy_until_; }
+  bool has_credit(std::uint8_t vc, std::uint32_t bytes) const {
+    return !config_.lossless || credits_[vc] >= static_cast<std::int64_t>(bytes);
+  }
+  std::int64_t credits(std::uint8_t vc) const { return credits_[vc]; }
+  // The sender commits buffer space downstream (at grant in a switch, at send in a NIC).
+  void take_credits(std::uint8_t vc, std::uint32_t bytes) {
+    if (!config_.lossless) return;
+    credits_[vc] -= bytes;
+    if (credits_[vc] < 0) credit_underflow(vc);
+  }
+  std::size_t vcs() const { return credits_.size(); }
+
+  // Receiver side: `bytes` of VC `vc` left the receive buffer now.
+  void return_credits(std::uint8_t vc, std::uint32_t bytes);
+
+  // Statistics.
+  std::uint64_t packets_sent() const { return packets_; }
+  std::uint64_t wire_bytes_sent() const { return wire_bytes_; }
+  Ps busy_time() const { return busy_time_; }
+  std::uint64_t corrupted() const { return corrupted_; }
+  std::uint32_t index() const { return index_; }
+  const LinkConfig& config() const { return config_; }
+
+  void on_event(std::uint32_t kind, std::uint64_t data) override;
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  [[noreturn]] void credit_underflow(std::uint8_t vc) const;
+
+  Fabric& fabric_;
+  LinkConfig config_;
+  double rate_gbps_;
+  std::vector<std::int64_t> credits_;
+  Ps busy_until_ = 0;
+  LinkSender* sender_ = nullptr;
+  std::uint16_t sender_port_ = 0;
+  Rng rng_;
+  std::uint32_t index_;
+  std::uint64_t packets_ = 0;
+  std::uint64_t wire_bytes_ = 0;
+  Ps busy_time_ = 0;
+  std::uint64_t corrupted_ = 0;
+};
+
+// The payload carries a Packet* in its data pointer; these keep the cast in one place.
+inline void attach_packet(tlm::tlm_generic_payload& payload, Packet* p) {
+  payload.set_data_ptr(reinterpret_cast<unsigned char*>(p));
+  payload.set_data_length(p->size_bytes);
+  payload.set_command(tlm::TLM_WRITE_COMMAND);
+  payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+}
+inline Packet* packet_of(tlm::tlm_generic_payload& payload) {
+  return reinterpret_cast<Packet*>(payload.get_data_ptr());
+}
+
+}  // namespace netasic

@@ -1,0 +1,95 @@
+// Packets are pooled objects passed by pointer; nothing is allocated per packet in steady state.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "tlm/common/flow_key.h"
+#include "tlm/common/units.h"
+
+namespace netasic {
+
+enum class PacketType : std::uint8_t {
+  data = 0,
+  ack,      // per-packet end-to-end acknowledgement (control priority)
+  nack,     // negative acknowledgement (reorder engines, transports)
+  fgfc,     // fine-grained flow control frame, switch to NIC
+  pause,    // per-flow or per-class pause frame
+  resume,
+  order_mark,
+};
+const char* packet_type_name(PacketType t);
+inline bool is_control(PacketType t) { return t != PacketType::data; }
+
+constexpr std::uint32_t kNoSwitch = 0xffffffffu;
+
+struct Packet {
+  Packet* next = nullptr;  // intrusive link for VOQs and pool free list
+  std::uint64_t id = 0;
+  std::uint32_t flow = 0;  // index into the run's flow table
+  std::uint32_t src_host = 0;
+  std::uint32_t dst_host = 0;
+  FlowKey key;
+  std::uint32_t flow_hash = 0;  // hash of `key`, computed once by the source NIC (what a switch's hash unit yields)
+  std::uint32_t psn = 0;
+  std::uint32_t payload_bytes = 0;
+  std::uint32_t size_bytes = 0;  // header + payload: what occupies buffers (link overhead excluded)
+  PacketType type = PacketType::data;
+  std::uint8_t tclass = 0;   // traffic class (0..6 data; control rides its own queue)
+  std::uint8_t vc = 0;       // virtual channel on the link it is crossing
+  std::uint8_t in_vc = 0;    // VC it occupied in the current switch's input buffer
+  std::uint8_t hops = 0;     // switch-to-switch and host links crossed so far
+  std::uint8_t global_hops = 0;  // dragonfly: global links crossed (selects the data VC)
+  std::uint8_t retransmit = 0;   // 1 when this is a resend
+  std::uint16_t in_port = 0;     // input port at the current switch
+  std::uint16_t out_port = 0;    // output chosen at the current switch
+  std::uint32_t via_group = kNoSwitch;  // dragonfly Valiant/UGAL: intermediate group still to reach
+  Ps t_sent = 0;       // when the source NIC put it on the wire
+  Ps t_ready = 0;      // inside a switch: when it reaches the egress port
+  Ps t_tail = 0;       // inside a switch: when its tail has arrived at the input
+  Ps ser_ps = 0;       // serialization time on the link it last crossed
+  // Acknowledgement fields (type ack/nack): what is acknowledged and the echoed timestamp.
+  std::uint32_t ack_psn = 0;
+  std::uint32_t ack_bytes = 0;
+  Ps echo_ts = 0;
+  std::uint8_t echo_hops = 0;
+};
+
+class PacketPool {
+ public:
+  explicit PacketPool(std::size_t chunk = 4096) : chunk_(chunk) {}
+  Packet* get() {
+    if (!free_) grow();
+    Packet* p = free_;
+    free_ = p->next;
+    *p = Packet{};
+    p->id = next_id_++;
+    ++in_use_;
+    return p;
+  }
+  void put(Packet* p) {
+    p->next = free_;
+    free_ = p;
+    --in_use_;
+  }
+  std::size_t in_use() const { return in_use_; }
+  std::size_t capacity() const { return chunks_.size() * chunk_; }
+
+ private:
+  void grow() {
+    chunks_.emplace_back(new Packet[chunk_]);
+    Packet* c = chunks_.back().get();
+    for (std::size_t i = 0; i < chunk_; ++i) {
+      c[i].next = free_;
+      free_ = &c[i];
+    }
+  }
+  std::size_t chunk_;
+  std::vector<std::unique_ptr<Packet[]>> chunks_;
+  Packet* free_ = nullptr;
+  std::size_t in_use_ = 0;
+  std::uint64_t next_id_ = 0;
+};
+
+}  // namespace netasic

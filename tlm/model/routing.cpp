@@ -1,0 +1,113 @@
+#include "tlm/model/routing.h"
+
+#include <fmt/format.h>
+
+#include <deque>
+
+#include "tlm/common/error.h"
+
+namespace netasic {
+
+namespace {
+constexpr const char* kPolicyNames[] = {"ecmp", "spray", "adaptive", "minimal", "valiant", "ugal"};
+}
+
+RoutingPolicy parse_routing_policy(const std::string& name) {
+  for (int i = 0; i < 6; ++i)
+    if (name == kPolicyNames[i]) return static_cast<RoutingPolicy>(i);
+  throw InputError(fmt::format("unknown routing policy '{}': accepted ecmp, spray, adaptive, minimal, valiant, ugal", name));
+}
+const char* routing_policy_name(RoutingPolicy p) { return kPolicyNames[static_cast<int>(p)]; }
+std::vector<std::string> routing_policy_names() { return {std::begin(kPolicyNames), std::end(kPolicyNames)}; }
+
+RoutingTable::RoutingTable(std::vector<std::vector<std::uint32_t>> port_peer, std::vector<std::uint32_t> host_switch,
+                           std::vector<std::uint16_t> host_port, std::vector<std::uint32_t> group_of)
+    : port_peer_(std::move(port_peer)),
+      host_switch_(std::move(host_switch)),
+      host_port_(std::move(host_port)),
+      group_of_(std::move(group_of)),
+      n_(static_cast<std::uint32_t>(port_peer_.size())) {
+  // Distances: one BFS per destination switch over the switch graph.
+  dist_.assign(std::size_t{n_} * n_, kUnreachable);
+  std::vector<std::uint32_t> frontier;
+  frontier.reserve(n_);
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    std::uint16_t* d = &dist_[std::size_t{t} * n_];
+    frontier.clear();
+    frontier.push_back(t);
+    d[t] = 0;
+    for (std::size_t head = 0; head < frontier.size(); ++head) {
+      const std::uint32_t u = frontier[head];
+      for (std::uint32_t v : port_peer_[u]) {
+        if (v >= n_ || d[v] != kUnreachable) continue;
+        d[v] = static_cast<std::uint16_t>(d[u] + 1);
+        frontier.push_back(v);
+      }
+    }
+  }
+  // Next hops: ports of s whose peer is one step closer to t.
+  nh_offset_.assign(std::size_t{n_} * n_ + 1, 0);
+  for (std::uint32_t s = 0; s < n_; ++s) {
+    for (std::uint32_t t = 0; t < n_; ++t) {
+      const std::size_t k = std::size_t{s} * n_ + t;
+      nh_offset_[k] = static_cast<std::uint32_t>(nh_ports_.size());
+      const std::uint16_t ds = distance(s, t);
+      if (s == t || ds == kUnreachable) continue;
+      for (std::size_t p = 0; p < port_peer_[s].size(); ++p) {
+        const std::uint32_t v = port_peer_[s][p];
+        if (v < n_ && distance(v, t) + 1 == ds) nh_ports_.push_back(static_cast<std::uint16_t>(p));
+      }
+    }
+  }
+  nh_offset_.back() = static_cast<std::uint32_t>(nh_ports_.size());
+
+  if (group_of_.empty()) return;
+  for (std::uint32_t g : group_of_) groups_ = std::max(groups_, g + 1);
+  gdist_.assign(std::size_t{groups_} * n_, kUnreachable);
+  for (std::uint32_t g = 0; g < groups_; ++g) {
+    std::uint16_t* d = &gdist_[std::size_t{g} * n_];
+    frontier.clear();
+    for (std::uint32_t s = 0; s < n_; ++s)
+      if (group_of_[s] == g) {
+        d[s] = 0;
+        frontier.push_back(s);
+      }
+    for (std::size_t head = 0; head < frontier.size(); ++head) {
+      const std::uint32_t u = frontier[head];
+      for (std::uint32_t v : port_peer_[u]) {
+        if (v >= n_ || d[v] != kUnreachable) continue;
+        d[v] = static_cast<std::uint16_t>(d[u] + 1);
+        frontier.push_back(v);
+      }
+    }
+  }
+  gnh_offset_.assign(std::size_t{n_} * groups_ + 1, 0);
+  for (std::uint32_t s = 0; s < n_; ++s) {
+    for (std::uint32_t g = 0; g < groups_; ++g) {
+      const std::size_t k = std::size_t{s} * groups_ + g;
+      gnh_offset_[k] = static_cast<std::uint32_t>(gnh_ports_.size());
+      const std::uint16_t ds = distance_to_group(s, g);
+      if (ds == 0 || ds == kUnreachable) continue;
+      for (std::size_t p = 0; p < port_peer_[s].size(); ++p) {
+        const std::uint32_t v = port_peer_[s][p];
+        if (v < n_ && distance_to_group(v, g) + 1 == ds) gnh_ports_.push_back(static_cast<std::uint16_t>(p));
+      }
+    }
+  }
+  gnh_offset_.back() = static_cast<std::uint32_t>(gnh_ports_.size());
+}
+
+bool RoutingTable::is_global_port(std::uint32_t s, std::uint16_t port) const {
+  if (group_of_.empty()) return false;
+  const std::uint32_t v = port_peer_[s][port];
+  return v < n_ && group_of_[v] != group_of_[s];
+}
+
+void RoutingTable::check_connected() const {
+  for (std::uint32_t t = 0; t < n_; ++t)
+    for (std::uint32_t s = 0; s < n_; ++s)
+      if (distance(s, t) == kUnreachable)
+        throw InputError(fmt::format("topology is not connected: switch {} cannot reach switch {}", s, t));
+}
+
+}  // namespace netasic

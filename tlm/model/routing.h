@@ -1,0 +1,85 @@
+// Routing state shared by all switches of a fabric: minimal next hops per (switch, destination switch),
+// where each host attaches, and (dragonfly) the group structure for Valiant and UGAL.
+//
+// Built once by the testbench from the topology; read-only while the model runs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace netasic {
+
+enum class RoutingPolicy : std::uint8_t {
+  ecmp,      // hash of the flow key over the equal-cost next hops: never reorders a flow
+  spray,     // per-packet uniform random next hop among the equal-cost ones
+  adaptive,  // per-packet least-loaded next hop (local output backlog)
+  minimal,   // dragonfly: minimal path (hash among equal-cost candidates)
+  valiant,   // dragonfly: via a random intermediate group
+  ugal,      // dragonfly: minimal or Valiant, chosen at the source switch from local backlog (UGAL-L)
+};
+RoutingPolicy parse_routing_policy(const std::string& name);  // InputError on unknown names
+const char* routing_policy_name(RoutingPolicy p);
+std::vector<std::string> routing_policy_names();
+
+class RoutingTable {
+ public:
+  // Adjacency of the switch graph: for switch s, port p leads to switch neighbor[s][p] (or kHost).
+  static constexpr std::uint32_t kHost = 0xfffffffeu;
+  static constexpr std::uint32_t kUnconnected = 0xffffffffu;
+  static constexpr std::uint16_t kUnreachable = 0xffff;
+
+  // `port_peer[s][p]`: the switch at the other end of port p of switch s, kHost, or kUnconnected.
+  // `host_switch[h]`, `host_port[h]`: where host h attaches. `group_of[s]`: dragonfly group (empty if none).
+  RoutingTable(std::vector<std::vector<std::uint32_t>> port_peer, std::vector<std::uint32_t> host_switch,
+               std::vector<std::uint16_t> host_port, std::vector<std::uint32_t> group_of);
+
+  std::uint32_t switches() const { return static_cast<std::uint32_t>(port_peer_.size()); }
+  std::uint32_t hosts() const { return static_cast<std::uint32_t>(host_switch_.size()); }
+  std::uint32_t host_switch(std::uint32_t h) const { return host_switch_[h]; }
+  std::uint16_t host_port(std::uint32_t h) const { return host_port_[h]; }
+  std::uint16_t distance(std::uint32_t from, std::uint32_t to) const { return dist_[std::size_t{to} * n_ + from]; }
+  std::uint32_t peer(std::uint32_t s, std::uint16_t port) const { return port_peer_[s][port]; }
+  std::uint16_t radix(std::uint32_t s) const { return static_cast<std::uint16_t>(port_peer_[s].size()); }
+
+  // Minimal next-hop ports from switch s toward switch t (s != t). Never empty when t is reachable.
+  const std::uint16_t* next_hops(std::uint32_t s, std::uint32_t t, std::uint32_t& count) const {
+    const std::size_t k = std::size_t{s} * n_ + t;
+    count = nh_offset_[k + 1] - nh_offset_[k];
+    return nh_ports_.data() + nh_offset_[k];
+  }
+
+  // Dragonfly.
+  bool has_groups() const { return !group_of_.empty(); }
+  std::uint32_t groups() const { return groups_; }
+  std::uint32_t group_of(std::uint32_t s) const { return group_of_[s]; }
+  bool is_global_port(std::uint32_t s, std::uint16_t port) const;
+  // Minimal next hops from s toward any switch of group g (s not in g), and the hop count to reach g.
+  const std::uint16_t* next_hops_to_group(std::uint32_t s, std::uint32_t g, std::uint32_t& count) const {
+    const std::size_t k = std::size_t{s} * groups_ + g;
+    count = gnh_offset_[k + 1] - gnh_offset_[k];
+    return gnh_ports_.data() + gnh_offset_[k];
+  }
+  std::uint16_t distance_to_group(std::uint32_t s, std::uint32_t g) const {
+    return gdist_[std::size_t{g} * n_ + s];
+  }
+
+  // Throws InputError naming a switch pair that cannot reach each other.
+  void check_connected() const;
+
+ private:
+  std::vector<std::vector<std::uint32_t>> port_peer_;
+  std::vector<std::uint32_t> host_switch_;
+  std::vector<std::uint16_t> host_port_;
+  std::vector<std::uint32_t> group_of_;
+  std::uint32_t n_ = 0;
+  std::uint32_t groups_ = 0;
+  std::vector<std::uint16_t> dist_;  // [to * n + from]
+  std::vector<std::uint32_t> nh_offset_;
+  std::vector<std::uint16_t> nh_ports_;
+  std::vector<std::uint16_t> gdist_;  // [group * n + from]
+  std::vector<std::uint32_t> gnh_offset_;
+  std::vector<std::uint16_t> gnh_ports_;
+};
+
+}  // namespace netasic

@@ -1,0 +1,133 @@
+// A Rosetta-like switch ASIC (see docs/architecture.md, "Switch pipeline"):
+//   ingress parse + route lookup -> input buffer with virtual output queues (per output and VC)
+//   -> request/grant arbitration per output (a grant needs egress-queue room and downstream credit)
+//   -> row bus of the input, tile crossbar, column channel (busy-until resources, no events)
+//   -> per-port egress queues (control strictly first, data classes round-robin) -> link.
+// Zero-load port-to-port latency (head in to head out) is `latency_ps`; ingress takes `ingress_ps` of it.
+// Events per packet-hop: one arrival, at most one transmit-done (only when something waits), and the
+// credit return on the upstream link.
+#pragma once
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <boost/circular_buffer.hpp>
+
+#include <memory>
+#include <vector>
+
+#include "tlm/common/rng.h"
+#include "tlm/model/fabric.h"
+#include "tlm/model/link.h"
+#include "tlm/model/routing.h"
+
+namespace netasic {
+
+struct SwitchConfig {
+  std::uint16_t radix = 64;
+  std::uint16_t ports_per_tile = 2;
+  std::uint16_t tile_columns = 8;
+  double clock_ghz = 1.0;
+  Ps latency_ps = 350 * kPsPerNs;
+  Ps ingress_ps = 100 * kPsPerNs;
+  std::uint32_t egress_queues = 8;
+  std::uint32_t egress_queue_bytes = 64 * 1024;
+  double internal_gbps = 400;  // row bus / column channel bandwidth
+  RoutingPolicy policy = RoutingPolicy::ecmp;
+  std::uint8_t vcs = 2;  // VC 0 carries control traffic; data uses 1..vcs-1
+  bool lossless = true;
+  std::vector<std::uint32_t> vc_buffer_bytes;  // input buffer per VC (credits advertised upstream)
+  double ugal_bias_bytes = 0;                  // UGAL: extra backlog the non-minimal path must beat
+};
+
+struct SwitchCounters {
+  std::uint64_t packets_forwarded = 0;
+  std::uint64_t packets_dropped = 0;  // lossy drop-tail
+};
+
+class Switch : public sc_core::sc_module, public EventTarget, public LinkSender {
+ public:
+  using InSocket = tlm_utils::simple_target_socket_tagged<Switch>;
+  using OutSocket = tlm_utils::simple_initiator_socket<Switch>;
+  std::vector<std::unique_ptr<InSocket>> in;
+  std::vector<std::unique_ptr<OutSocket>> out;
+
+  Switch(const sc_core::sc_module_name& name, Fabric& fabric, const SwitchConfig& config,
+         const RoutingTable& routing, std::uint32_t id, std::uint64_t seed);
+
+  // The links on each side of a port (for credits and transmitter state). Called while building.
+  void attach(std::uint16_t port, Link* in_link, Link* out_link);
+
+  std::uint32_t id() const { return id_; }
+  std::uint16_t radix() const { return config_.radix; }
+  const SwitchConfig& config() const { return config_; }
+  const SwitchCounters& counters() const { return counters_; }
+  // Largest backlog (VOQ + egress bytes) seen for an output, and the largest input-buffer fill per VC.
+  std::uint64_t max_backlog(std::uint16_t port) const { return max_backlog_[port]; }
+  std::uint64_t max_input_fill(std::uint16_t port, std::uint8_t vc) const { return max_in_fill_[port * config_.vcs + vc]; }
+  std::uint64_t backlog(std::uint16_t port) const { return backlog_[port]; }
+
+  void on_event(std::uint32_t kind, std::uint64_t data) override;
+  void on_credit(std::uint16_t port) override;
+
+ private:
+  struct Fifo {
+    Packet* head = nullptr;
+    Packet* tail = nullptr;
+    void push(Packet* p) {
+      p->next = nullptr;
+      if (tail) tail->next = p; else head = p;
+      tail = p;
+    }
+    Packet* pop() {
+      Packet* p = head;
+      head = p->next;
+      if (!head) tail = nullptr;
+      p->next = nullptr;
+      return p;
+    }
+  };
+
+  void b_transport(int port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  void arrive(Packet* p);
+  std::uint16_t route(Packet* p);
+  std::uint16_t pick(const std::uint16_t* ports, std::uint32_t n, const Packet* p);
+  std::uint16_t least_loaded(const std::uint16_t* ports, std::uint32_t n);
+  void try_grant(std::uint16_t o);
+  void try_transmit(std::uint16_t o);
+  std::uint32_t egress_queue_of(const Packet* p) const {
+    return p->type == PacketType::data ? 1 + p->tclass % (config_.egress_queues - 1) : 0;
+  }
+  Fifo& voq(std::uint16_t i, std::uint16_t o, std::uint8_t vc) {
+    return voqs_[(std::size_t{i} * config_.radix + o) * config_.vcs + vc];
+  }
+  Ps on_clock(Ps t) const { return (t + clock_ps_ - 1) / clock_ps_ * clock_ps_; }
+
+  Fabric& fabric_;
+  SwitchConfig config_;
+  const RoutingTable& routing_;
+  std::uint32_t id_;
+  Rng rng_;
+  Ps clock_ps_;
+  Ps xbar_ps_;  // grant to egress-ready: latency minus ingress
+  std::uint32_t hash_salt_;
+
+  std::vector<Link*> in_link_, out_link_;
+  std::unique_ptr<tlm::tlm_generic_payload[]> payload_;  // one reusable payload per output
+  std::vector<Fifo> voqs_;
+  std::vector<std::uint64_t> request_mask_;  // [o * vcs + vc]: inputs with a non-empty VOQ
+  std::vector<std::uint16_t> rr_input_;      // per output
+  std::vector<std::uint32_t> rr_queue_;      // per output: last data queue served
+  std::vector<boost::circular_buffer<Packet*>> egress_;  // [o * egress_queues + q]
+  std::vector<std::uint64_t> egress_bytes_;
+  std::vector<std::uint64_t> backlog_, max_backlog_;
+  std::vector<std::uint64_t> in_fill_, max_in_fill_;  // [i * vcs + vc]
+  std::vector<Ps> row_busy_, column_busy_, tx_free_at_;
+  std::vector<std::uint8_t> tx_pending_;
+  std::vector<std::uint32_t> row_of_port_;
+  SwitchCounters counters_;
+};
+
+}  // namespace netasic
