@@ -36,9 +36,10 @@ std::vector<KeyDef> build_keys() {
       // Run control.
       I("sim.seed", "", "1", 0, 1e18, "Seed of the run; every component derives its own random stream from it."),
       N("sim.max_time_us", "us", "0", 0, 1e9, "Stop after this much simulated time; 0 runs until every flow completes."),
-      N("sim.sync_quantum_ns", "ns", "0", 0, 1e6,
-        "Temporal-decoupling quantum: how far the fabric's event queue may run ahead of SystemC time in one "
-        "activation. 0 keeps them in lock step (needed when RTL co-simulation blocks share the kernel)."),
+      N("sim.sync_quantum_ns", "ns", "1000", 0, 1e6,
+        "TLM-2.0 temporal decoupling: how far the fabric's event queue may run ahead of SystemC time in one "
+        "activation. Results do not depend on it (events still run in exact time order); 0 keeps the fabric "
+        "in lock step with SystemC time, as RTL co-simulation needs."),
       // Topology.
       C("topology.type", "fat_tree", {"fat_tree", "leaf_spine", "dragonfly", "file"}, "Network topology."),
       I("topology.fat_tree.k", "", "8", 2, 64, "Fat tree arity k (even): k pods, k^3/4 hosts at taper 1."),
@@ -79,6 +80,8 @@ std::vector<KeyDef> build_keys() {
       I("switch.egress_queues", "", "8", 2, 128,
         "Egress queues per port: queue 0 carries control traffic (strict priority), the rest data classes."),
       I("switch.egress_queue_bytes", "bytes", "65536", 64, 1e10, "Capacity of each egress queue."),
+      I("switch.egress_queue_packets", "packets", "64", 2, 65536,
+        "Descriptors per egress queue: packets it can hold whatever their size (a full queue stops grants)."),
       N("switch.internal_speedup", "", "2", 0.1, 100,
         "Row bus and column channel bandwidth as a multiple of the fastest port."),
       C("routing.policy", "ecmp", {"ecmp", "spray", "adaptive", "minimal", "valiant", "ugal"},

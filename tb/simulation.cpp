@@ -62,7 +62,17 @@ constexpr SizeBucket kBuckets[] = {{"<10KB", 0, 10000},
 }  // namespace
 
 Simulation::Simulation(const Scenario& scenario) : scenario_(scenario) { elaborate(); }
-Simulation::~Simulation() = default;
+Simulation::~Simulation() {
+  // SystemC's object registries search from the newest entry: destroying modules newest first keeps
+  // teardown linear instead of quadratic in the number of sockets.
+  auto newest_first = [](auto& modules) {
+    while (!modules.empty()) modules.pop_back();
+  };
+  newest_first(nics_);
+  newest_first(switches_);
+  newest_first(links_);
+  fabric_.reset();
+}
 
 void Simulation::elaborate() {
   const Scenario& s = scenario_;
@@ -184,6 +194,7 @@ void Simulation::elaborate() {
     sc.ingress_ps = ns_to_ps(s.number("switch.ingress_latency_ns"));
     sc.egress_queues = static_cast<std::uint32_t>(s.integer("switch.egress_queues"));
     sc.egress_queue_bytes = eq_bytes;
+    sc.egress_queue_packets = static_cast<std::uint32_t>(s.integer("switch.egress_queue_packets"));
     double fastest = 0;
     for (const PortRef& r : ports_[node]) fastest = std::max(fastest, t.links[r.link].rate_gbps);
     sc.internal_gbps = s.number("switch.internal_speedup") * fastest;
@@ -192,6 +203,7 @@ void Simulation::elaborate() {
     sc.lossless = lossless;
     sc.vc_buffer_bytes = credits_for(node);
     sc.ugal_bias_bytes = s.number("routing.ugal_bias_bytes");
+    sc.max_packet_bytes = max_packet;
     switches_.push_back(std::make_unique<Switch>(fmt::format("sw{}", sw).c_str(), *fabric_, sc, *routing_, sw, seed));
   }
 

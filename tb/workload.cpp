@@ -92,7 +92,7 @@ Workload build_workload(const Scenario& s, const Topology& t) {
       }
       w.flows.push_back(FlowSpec{static_cast<std::uint32_t>(t.host_index[e.src]),
                                  static_cast<std::uint32_t>(t.host_index[e.dst]), e.size_bytes,
-                                 static_cast<Ps>(std::llround(e.start_s * 1e12)), static_cast<std::uint8_t>(e.priority % 7),
+                                 static_cast<Ps>(std::llround(e.start_s * 1e12)), static_cast<std::uint8_t>(std::min<std::uint32_t>(e.priority, 6)),
                                  static_cast<std::uint16_t>(e.dport)});
     }
     w.description = fmt::format("flow file {}: {} flows", path, w.flows.size());

@@ -24,8 +24,8 @@ FlowcutTable::FlowcutTable(const FlowcutTableConfig& config) : config_(config) {
           "port_bits = " + std::to_string(config.port_bits) + " is outside 1 .. 16");
   require(config.inflight_bits >= 4 && config.inflight_bits <= 32,
           "inflight_bits = " + std::to_string(config.inflight_bits) + " is outside 4 .. 32");
-  require(config.histogram_buckets >= 1 && config.histogram_buckets <= config.entries + 1,
-          "histogram_buckets = " + std::to_string(config.histogram_buckets) + " is outside 1 .. entries + 1");
+  require(config.histogram_buckets >= 1 && config.histogram_buckets <= 4096,
+          "histogram_buckets = " + std::to_string(config.histogram_buckets) + " is outside 1 .. 4096");
   if (config.organization == FlowcutOrganization::set_associative) {
     require(config.ways >= 1 && config.ways <= 16,
             "ways = " + std::to_string(config.ways) + " is outside 1 .. 16");
@@ -36,8 +36,10 @@ FlowcutTable::FlowcutTable(const FlowcutTableConfig& config) : config_(config) {
   }
   inflight_max_ = config.inflight_bits == 32 ? ~0u : (1u << config.inflight_bits) - 1u;
   entries_.resize(config.entries);
-  bucket_width_ = (config.entries + 1 + config.histogram_buckets - 1) / config.histogram_buckets;
-  histogram_.assign(config.histogram_buckets, 0);
+  // More buckets than occupancy values would leave some forever empty: cap at entries + 1.
+  const std::uint32_t buckets = std::min<std::uint32_t>(config.histogram_buckets, config.entries + 1);
+  bucket_width_ = (config.entries + 1 + buckets - 1) / buckets;
+  histogram_.assign((config.entries + bucket_width_) / bucket_width_, 0);
 }
 
 std::uint32_t FlowcutTable::set_of(const WideKey& key) const {

@@ -61,7 +61,7 @@ struct FlowcutTableConfig {
   FlowcutVariant variant = FlowcutVariant::full_switch;
   unsigned port_bits = 8;           // 1 .. 16 (8: up to 256 ports)
   unsigned inflight_bits = 24;      // 4 .. 32
-  unsigned histogram_buckets = 16;  // 1 .. entries + 1
+  unsigned histogram_buckets = 16;  // 1 .. 4096 (at most entries + 1 are used)
   FlowcutLatency latency{};
 };
 

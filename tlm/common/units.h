@@ -18,7 +18,7 @@ inline double ps_to_ns(Ps ps) { return static_cast<double>(ps) / 1000.0; }
 
 // Serialization time of `bytes` at `gbps` (Gb/s), rounded to the nearest picosecond.
 inline Ps serialization_ps(std::uint64_t bytes, double gbps) {
-  return static_cast<Ps>(std::llround(static_cast<double>(bytes) * 8000.0 / gbps));
+  return static_cast<Ps>(static_cast<double>(bytes) * 8000.0 / gbps + 0.5);
 }
 
 // Cycles of a clock at `ghz` to picoseconds.

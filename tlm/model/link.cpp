@@ -21,11 +21,13 @@ Link::Link(const sc_core::sc_module_name& name, Fabric& fabric, const LinkConfig
       rng_(seed, 0x4c494e4b00000000ULL + index),
       index_(index) {
   if (!(rate_gbps_ > 0)) throw InputError(fmt::format("link {}: rate must be > 0 Gb/s", index));
+  ps_per_byte_ = 8000.0 / rate_gbps_;
   credits_.assign(config.vc_credit_bytes.begin(), config.vc_credit_bytes.end());
-  in.register_b_transport(this, &Link::b_transport);
+  in.bind(fw_);
+  out.bind(bw_);
 }
 
-void Link::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+void Link::receive(std::uint16_t, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
   Packet* p = packet_of(payload);
   const Ps start = fabric_.now() + delay.value();
   if (start < busy_until_) throw ModelError(fmt::format("{}: transmission overlaps the previous one", name()));
@@ -52,17 +54,43 @@ void Link::credit_underflow(std::uint8_t vc) const {
   throw ModelError(fmt::format("{}: sender committed more than the receiver's buffer on VC {}", name(), vc));
 }
 
-void Link::return_credits(std::uint8_t vc, std::uint32_t bytes) {
-  if (!config_.lossless) return;
-  fabric_.schedule_in(config_.prop_ps, this, kCreditArrives, (std::uint64_t{vc} << 32) | bytes);
+void Link::credit_overflow(std::uint8_t vc) const {
+  throw ModelError(fmt::format("{}: credits on VC {} exceed the receiver buffer", name(), vc));
 }
 
-void Link::on_event(std::uint32_t kind, std::uint64_t data) {
+void Link::return_credits(std::uint8_t vc, std::uint32_t bytes) {
+  if (!config_.lossless) return;
+  if (credit_tail_ - credit_head_ == returns_.size()) {
+    // Grow the ring (rare: only until it fits the most returns ever in flight at once).
+    std::vector<CreditReturn> bigger(returns_.empty() ? 64 : returns_.size() * 2);
+    for (std::uint64_t k = credit_head_; k != credit_tail_; ++k) bigger[k - credit_head_] = returns_[k & credit_mask_];
+    credit_tail_ -= credit_head_;
+    credit_head_ = 0;
+    returns_.swap(bigger);
+    credit_mask_ = returns_.size() - 1;
+  }
+  const Ps at = fabric_.now() + config_.prop_ps;
+  returns_[credit_tail_++ & credit_mask_] = CreditReturn{at, bytes, vc};
+  if (sender_waiting_ && !credit_event_pending_) {
+    credit_event_pending_ = true;
+    fabric_.schedule(at, this, kCreditArrives, 0);
+  }
+}
+
+void Link::wait_for_credit() {
+  sender_waiting_ = true;
+  if (!credit_event_pending_ && credit_head_ != credit_tail_) {
+    credit_event_pending_ = true;
+    fabric_.schedule(returns_[credit_head_ & credit_mask_].at, this, kCreditArrives, 0);
+  }
+}
+
+void Link::on_event(std::uint32_t kind, std::uint64_t) {
   if (kind != kCreditArrives) return;
-  const auto vc = static_cast<std::uint8_t>(data >> 32);
-  credits_[vc] += static_cast<std::uint32_t>(data);
-  if (credits_[vc] > static_cast<std::int64_t>(config_.vc_credit_bytes[vc]))
-    throw ModelError(fmt::format("{}: credits on VC {} exceed the receiver buffer", name(), vc));
+  credit_event_pending_ = false;
+  absorb_due_credits();
+  sender_waiting_ = false;
+  // The sender retries; if it still lacks credit it waits again (has_credit re-arms the wake-up).
   if (sender_) sender_->on_credit(sender_port_);
 }
 

@@ -9,13 +9,12 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 
 #include <vector>
 
 #include "tlm/common/rng.h"
 #include "tlm/model/fabric.h"
+#include "tlm/model/tlm_ports.h"
 
 namespace netasic {
 
@@ -37,8 +36,8 @@ class LinkSender {
 
 class Link : public sc_core::sc_module, public EventTarget {
  public:
-  tlm_utils::simple_target_socket<Link> in;
-  tlm_utils::simple_initiator_socket<Link> out;
+  TargetSocket in;
+  InitiatorSocket out;
 
   Link(const sc_core::sc_module_name& name, Fabric& fabric, const LinkConfig& config, std::uint64_t seed,
        std::uint32_t index);
@@ -53,21 +52,30 @@ class Link : public sc_core::sc_module, public EventTarget {
   std::uint32_t overhead_bytes() const { return config_.overhead_bytes; }
   bool lossless() const { return config_.lossless; }
   Ps serialization(std::uint32_t size_bytes) const {
-    return serialization_ps(size_bytes + config_.overhead_bytes, rate_gbps_);
+    return static_cast<Ps>(static_cast<double>(size_bytes + config_.overhead_bytes) * ps_per_byte_ + 0.5);
   }
   // When the transmitter is next free (end of the current serialization).
   Ps free_at() const { return busy_until_; }
-  bool has_credit(std::uint8_t vc, std::uint32_t bytes) const {
-    return !config_.lossless || credits_[vc] >= static_cast<std::int64_t>(bytes);
+  // Whether `bytes` of credit are available on `vc` now. When not, the sender is told (on_credit) as
+  // soon as a credit return arrives: credits in flight cost no event unless a sender waits for them.
+  bool has_credit(std::uint8_t vc, std::uint32_t bytes) {
+    if (!config_.lossless) return true;
+    absorb_due_credits();
+    if (credits_[vc] >= static_cast<std::int64_t>(bytes)) return true;
+    wait_for_credit();
+    return false;
   }
-  std::int64_t credits(std::uint8_t vc) const { return credits_[vc]; }
+  std::int64_t credits(std::uint8_t vc) {
+    absorb_due_credits();
+    return credits_[vc];
+  }
+  std::size_t vcs() const { return credits_.size(); }
   // The sender commits buffer space downstream (at grant in a switch, at send in a NIC).
   void take_credits(std::uint8_t vc, std::uint32_t bytes) {
     if (!config_.lossless) return;
     credits_[vc] -= bytes;
     if (credits_[vc] < 0) credit_underflow(vc);
   }
-  std::size_t vcs() const { return credits_.size(); }
 
   // Receiver side: `bytes` of VC `vc` left the receive buffer now.
   void return_credits(std::uint8_t vc, std::uint32_t bytes);
@@ -83,12 +91,39 @@ class Link : public sc_core::sc_module, public EventTarget {
   void on_event(std::uint32_t kind, std::uint64_t data) override;
 
  private:
-  void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  friend class PortTarget<Link>;
+  void receive(std::uint16_t, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  PortTarget<Link> fw_{this, 0};
+  NoBackwardPath bw_;
   [[noreturn]] void credit_underflow(std::uint8_t vc) const;
+  void absorb_due_credits() {
+    const Ps now = fabric_.now();
+    while (credit_head_ != credit_tail_ && returns_[credit_head_ & credit_mask_].at <= now) {
+      const CreditReturn& r = returns_[credit_head_ & credit_mask_];
+      credits_[r.vc] += r.bytes;
+      if (credits_[r.vc] > static_cast<std::int64_t>(config_.vc_credit_bytes[r.vc])) credit_overflow(r.vc);
+      ++credit_head_;
+    }
+  }
+  void wait_for_credit();
+  [[noreturn]] void credit_overflow(std::uint8_t vc) const;
+
+  // Credit returns on their way back to the sender, oldest first (the delay is the same for all).
+  struct CreditReturn {
+    Ps at;
+    std::uint32_t bytes;
+    std::uint8_t vc;
+  };
+  std::vector<CreditReturn> returns_;  // ring, power-of-two size
+  std::size_t credit_mask_ = 0;
+  std::uint64_t credit_head_ = 0, credit_tail_ = 0;
+  bool sender_waiting_ = false;
+  bool credit_event_pending_ = false;
 
   Fabric& fabric_;
   LinkConfig config_;
   double rate_gbps_;
+  double ps_per_byte_;
   std::vector<std::int64_t> credits_;
   Ps busy_until_ = 0;
   LinkSender* sender_ = nullptr;

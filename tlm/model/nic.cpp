@@ -25,7 +25,8 @@ Nic::Nic(const sc_core::sc_module_name& name, Fabric& fabric, const NicConfig& c
       host_(host),
       control_(config.control_queue_packets) {
   if (config_.mtu_bytes == 0) throw InputError("nic.mtu_bytes must be > 0");
-  in.register_b_transport(this, &Nic::b_transport);
+  in.bind(fw_);
+  out.bind(bw_);
 }
 
 void Nic::attach(Link* in_link, Link* out_link) {
@@ -53,7 +54,7 @@ void Nic::on_event(std::uint32_t kind, std::uint64_t data) {
       try_send();
       break;
     case kReceive:
-      receive(reinterpret_cast<Packet*>(data));
+      deliver(reinterpret_cast<Packet*>(data));
       break;
     case kTimeout:
       on_timeout(static_cast<std::uint32_t>(data));
@@ -65,7 +66,7 @@ void Nic::on_event(std::uint32_t kind, std::uint64_t data) {
 
 void Nic::on_credit(std::uint16_t) { try_send(); }
 
-void Nic::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+void Nic::receive(std::uint16_t, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
   Packet* p = packet_of(payload);
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
   // Delivered when the tail is in, plus the NIC's receive processing.
@@ -73,7 +74,7 @@ void Nic::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
   fabric_.schedule(tail + config_.latency_ps, this, kReceive, reinterpret_cast<std::uint64_t>(p));
 }
 
-void Nic::receive(Packet* p) {
+void Nic::deliver(Packet* p) {
   // The host drains the receive buffer at once: the credit goes back as the packet is taken.
   in_link_->return_credits(p->vc, p->size_bytes);
   if (p->type == PacketType::data) {

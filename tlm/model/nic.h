@@ -8,8 +8,6 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 
 #include <boost/circular_buffer.hpp>
 
@@ -18,6 +16,7 @@
 #include "tlm/model/fabric.h"
 #include "tlm/model/flow.h"
 #include "tlm/model/link.h"
+#include "tlm/model/tlm_ports.h"
 
 namespace netasic {
 
@@ -46,8 +45,8 @@ struct NicCounters {
 
 class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
  public:
-  tlm_utils::simple_initiator_socket<Nic> out;
-  tlm_utils::simple_target_socket<Nic> in;
+  InitiatorSocket out;
+  TargetSocket in;
 
   Nic(const sc_core::sc_module_name& name, Fabric& fabric, const NicConfig& config, FlowTable& flows,
       std::uint32_t host);
@@ -63,8 +62,11 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   void on_credit(std::uint16_t port) override;
 
  private:
-  void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
-  void receive(Packet* p);
+  friend class PortTarget<Nic>;
+  void receive(std::uint16_t, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  PortTarget<Nic> fw_{this, 0};
+  NoBackwardPath bw_;
+  void deliver(Packet* p);
   void receive_data(Packet* p);
   void receive_ack(Packet* p);
   void try_send();

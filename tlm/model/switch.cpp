@@ -44,48 +44,44 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
     throw InputError(fmt::format("switch.ingress_latency_ns ({} ns) must be below switch.latency_ns ({} ns)",
                                  ps_to_ns(config_.ingress_ps), ps_to_ns(config_.latency_ps)));
   xbar_ps_ = config_.latency_ps - config_.ingress_ps;
+  if (!(config_.internal_gbps > 0)) throw InputError(fmt::format("switch {}: internal bandwidth must be > 0", id));
+  internal_ps_per_byte_ = 8000.0 / config_.internal_gbps;
 
   in.reserve(radix);
   out.reserve(radix);
   for (std::uint16_t p = 0; p < radix; ++p) {
-    in.emplace_back(std::make_unique<InSocket>(fmt::format("in_{}", p).c_str()));
-    in.back()->register_b_transport(this, &Switch::b_transport, p);
-    out.emplace_back(std::make_unique<OutSocket>(fmt::format("out_{}", p).c_str()));
+    fw_.emplace_back(std::make_unique<PortTarget<Switch>>(this, p));
+    in.emplace_back(std::make_unique<TargetSocket>(fmt::format("in_{}", p).c_str()));
+    in.back()->bind(*fw_.back());
+    out.emplace_back(std::make_unique<InitiatorSocket>(fmt::format("out_{}", p).c_str()));
+    out.back()->bind(bw_);
   }
-  in_link_.assign(radix, nullptr);
-  out_link_.assign(radix, nullptr);
+  data_queues_ = config_.egress_queues - 1;
+  out_ports_.resize(radix);
+  in_ports_.resize(radix);
+  for (std::uint16_t p = 0; p < radix; ++p) in_ports_[p].row = (p / config_.ports_per_tile) / config_.tile_columns;
   payload_ = std::make_unique<tlm::tlm_generic_payload[]>(radix);
   voqs_.resize(std::size_t{radix} * radix * config_.vcs);
   request_mask_.assign(std::size_t{radix} * config_.vcs, 0);
-  rr_input_.assign(radix, 0);
-  rr_queue_.assign(radix, 0);
-  // Queue entries: enough for the byte capacity filled with minimum-size (64 B) packets.
-  const std::size_t slots = config_.egress_queue_bytes / 64 + 2;
+  const std::size_t slots = config_.egress_queue_packets;
   egress_.reserve(std::size_t{radix} * config_.egress_queues);
   for (std::size_t k = 0; k < std::size_t{radix} * config_.egress_queues; ++k) egress_.emplace_back(slots);
   egress_bytes_.assign(std::size_t{radix} * config_.egress_queues, 0);
-  backlog_.assign(radix, 0);
-  max_backlog_.assign(radix, 0);
   in_fill_.assign(std::size_t{radix} * config_.vcs, 0);
   max_in_fill_.assign(std::size_t{radix} * config_.vcs, 0);
-  row_busy_.assign(radix, 0);
-  column_busy_.assign(std::size_t{radix} * radix, 0);
-  tx_free_at_.assign(radix, 0);
-  tx_pending_.assign(radix, 0);
-  row_of_port_.resize(radix);
-  for (std::uint16_t p = 0; p < radix; ++p)
-    row_of_port_[p] = (p / config_.ports_per_tile) / config_.tile_columns;
+  const std::uint32_t rows = (radix + config_.ports_per_tile * config_.tile_columns - 1) /
+                             (config_.ports_per_tile * config_.tile_columns);
+  column_busy_.assign(std::size_t{rows} * radix, 0);
 }
 
 void Switch::attach(std::uint16_t port, Link* in_link, Link* out_link) {
-  in_link_[port] = in_link;
-  out_link_[port] = out_link;
+  in_ports_[port].link = in_link;
+  out_ports_[port].link = out_link;
   if (out_link) out_link->set_sender(this, port);
 }
 
-void Switch::b_transport(int port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+void Switch::receive(std::uint16_t i, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
   Packet* p = packet_of(payload);
-  const auto i = static_cast<std::uint16_t>(port);
   p->in_port = i;
   p->in_vc = p->vc;
   const std::size_t k = std::size_t{i} * config_.vcs + p->vc;
@@ -105,7 +101,7 @@ void Switch::on_event(std::uint32_t kind, std::uint64_t data) {
     arrive(reinterpret_cast<Packet*>(data));
   } else if (kind == kTxDone) {
     const auto o = static_cast<std::uint16_t>(data);
-    tx_pending_[o] = 0;
+    out_ports_[o].tx_pending = false;
     try_transmit(o);
   }
 }
@@ -127,6 +123,7 @@ void Switch::arrive(Packet* p) {
     if (queued + p->size_bytes > config_.egress_queue_bytes) {
       ++counters_.packets_dropped;
       in_fill_[std::size_t{p->in_port} * config_.vcs + p->in_vc] -= p->size_bytes;
+      in_ports_[p->in_port].link->return_credits(p->in_vc, p->size_bytes);
       fabric_.pool().put(p);
       return;
     }
@@ -135,8 +132,9 @@ void Switch::arrive(Packet* p) {
   const bool was_empty = f.head == nullptr;
   f.push(p);
   if (was_empty) request_mask_[std::size_t{o} * config_.vcs + p->vc] |= std::uint64_t{1} << p->in_port;
-  backlog_[o] += p->size_bytes;
-  if (backlog_[o] > max_backlog_[o]) max_backlog_[o] = backlog_[o];
+  OutPort& op = out_ports_[o];
+  op.backlog += p->size_bytes;
+  if (op.backlog > op.max_backlog) op.max_backlog = op.backlog;
   try_grant(o);
   try_transmit(o);
 }
@@ -144,15 +142,15 @@ void Switch::arrive(Packet* p) {
 std::uint16_t Switch::least_loaded(const std::uint16_t* ports, std::uint32_t n) {
   // Ties are broken at random so equal ports share load evenly; the stream is per switch (deterministic).
   std::uint16_t best = ports[0];
-  std::uint64_t best_load = backlog_[best];
+  std::uint64_t best_load = load(best);
   std::uint32_t ties = 1;
   for (std::uint32_t k = 1; k < n; ++k) {
-    const std::uint64_t load = backlog_[ports[k]];
-    if (load < best_load) {
+    const std::uint64_t l = load(ports[k]);
+    if (l < best_load) {
       best = ports[k];
-      best_load = load;
+      best_load = l;
       ties = 1;
-    } else if (load == best_load && rng_.below(++ties) == 0) {
+    } else if (l == best_load && rng_.below(++ties) == 0) {
       best = ports[k];
     }
   }
@@ -198,7 +196,7 @@ std::uint16_t Switch::route(Packet* p) {
         const double hm = routing_.distance(id_, dst_switch);
         // Non-minimal hop count: reach group g, then at most local + global + local to the destination.
         const double hv = routing_.distance_to_group(id_, g) + 3.0;
-        go_valiant = static_cast<double>(backlog_[pm]) * hm > static_cast<double>(backlog_[pv]) * hv + config_.ugal_bias_bytes;
+        go_valiant = static_cast<double>(load(pm)) * hm > static_cast<double>(load(pv)) * hv + config_.ugal_bias_bytes;
       }
       if (go_valiant) p->via_group = g;
     }
@@ -217,18 +215,34 @@ std::uint16_t Switch::route(Packet* p) {
 }
 
 void Switch::try_grant(std::uint16_t o) {
-  Link* link = out_link_[o];
+  OutPort& op = out_ports_[o];
+  Link* link = op.link;
   if (!link) return;
   const std::uint8_t vcs = config_.vcs;
+  const std::uint32_t nq = config_.egress_queues;
+  const std::size_t base = std::size_t{o} * nq;
   for (;;) {
     bool granted = false;
+    // A data grant reserves a maximum-size slot in its egress queue, whatever the packet's size; so with
+    // no such slot in any data queue, data VOQs need not be looked at, and a congested output's
+    // arbitration stays O(1) instead of a scan of every waiting input. Worked out only when a data VOQ
+    // is waiting.
+    int data_room = -1;
     // Control VC first, then data VCs from the last stage down (packets nearest their destination first).
     for (int step = 0; step < vcs && !granted; ++step) {
       const auto vc = static_cast<std::uint8_t>(step == 0 ? 0 : vcs - step);
       std::uint64_t mask = request_mask_[std::size_t{o} * vcs + vc];
       if (!mask) continue;
-      // Round-robin: inputs at or after rr_input_[o] first.
-      const unsigned start = rr_input_[o];
+      if (vc != 0) {
+        if (data_room < 0) {
+          data_room = 0;
+          for (std::uint32_t q = 1; q < nq && !data_room; ++q) data_room = data_slot_free(base + q);
+        }
+        if (!data_room) continue;
+      }
+      if (!link->has_credit(vc, kMinPacketBytes)) continue;
+      // Round-robin: inputs at or after the last granted one first.
+      const unsigned start = op.rr_input;
       const std::uint64_t hi = start >= 64 ? 0 : mask & (~std::uint64_t{0} << start);
       for (int pass = 0; pass < 2 && !granted; ++pass) {
         std::uint64_t m = pass == 0 ? hi : mask & ~hi;
@@ -237,26 +251,29 @@ void Switch::try_grant(std::uint16_t o) {
           m &= m - 1;
           Fifo& f = voq(i, o, vc);
           Packet* p = f.head;
-          const std::uint32_t q = egress_queue_of(p);
-          const std::size_t eq = std::size_t{o} * config_.egress_queues + q;
-          if (egress_bytes_[eq] + p->size_bytes > config_.egress_queue_bytes || egress_[eq].full()) continue;
-          if (!link->has_credit(vc, p->size_bytes)) break;  // same VC downstream: no input can go
+          const std::size_t eq = base + egress_queue_of(p);
+          if (vc == 0 ? egress_bytes_[eq] + p->size_bytes > config_.egress_queue_bytes || egress_[eq].full()
+                      : !data_slot_free(eq))
+            continue;
+          if (!link->has_credit(vc, p->size_bytes)) break;
           f.pop();
           if (!f.head) request_mask_[std::size_t{o} * vcs + vc] &= ~(std::uint64_t{1} << i);
-          rr_input_[o] = static_cast<std::uint16_t>(i + 1);
+          op.rr_input = static_cast<std::uint16_t>(i + 1);
           link->take_credits(vc, p->size_bytes);
           // The packet leaves the input buffer: its credit goes back upstream.
           in_fill_[std::size_t{i} * vcs + p->in_vc] -= p->size_bytes;
-          if (in_link_[i]) in_link_[i]->return_credits(p->in_vc, p->size_bytes);
+          InPort& ip = in_ports_[i];
+          if (ip.link) ip.link->return_credits(p->in_vc, p->size_bytes);
           // Row bus of the input and the column channel from the input's row to the output.
           const Ps now = fabric_.now();
-          const std::size_t col = std::size_t{row_of_port_[i]} * config_.radix + o;
-          const Ps xfer_start = std::max({now, row_busy_[i], column_busy_[col]});
-          const Ps xfer = serialization_ps(p->size_bytes, config_.internal_gbps);
-          row_busy_[i] = column_busy_[col] = xfer_start + xfer;
+          const std::size_t col = std::size_t{ip.row} * config_.radix + o;
+          const Ps xfer_start = std::max({now, ip.row_busy, column_busy_[col]});
+          const Ps xfer = static_cast<Ps>(p->size_bytes * internal_ps_per_byte_ + 0.5);
+          ip.row_busy = column_busy_[col] = xfer_start + xfer;
           p->t_ready = on_clock(xfer_start + xbar_ps_);
           egress_[eq].push_back(p);
           egress_bytes_[eq] += p->size_bytes;
+          ++op.egress_packets;
           granted = true;
           break;
         }
@@ -267,45 +284,41 @@ void Switch::try_grant(std::uint16_t o) {
 }
 
 void Switch::try_transmit(std::uint16_t o) {
+  OutPort& op = out_ports_[o];
+  if (op.egress_packets == 0) return;
   const Ps now = fabric_.now();
-  const std::uint32_t nq = config_.egress_queues;
-  const std::size_t base = std::size_t{o} * nq;
-  if (tx_free_at_[o] > now) {
-    if (!tx_pending_[o]) {
-      bool waiting = false;
-      for (std::uint32_t q = 0; q < nq && !waiting; ++q) waiting = !egress_[base + q].empty();
-      if (waiting) {
-        tx_pending_[o] = 1;
-        fabric_.schedule(tx_free_at_[o], this, kTxDone, o);
-      }
+  if (op.tx_free_at > now) {
+    if (!op.tx_pending) {
+      op.tx_pending = true;
+      fabric_.schedule(op.tx_free_at, this, kTxDone, o);
     }
     return;
   }
+  const std::size_t base = std::size_t{o} * config_.egress_queues;
   std::uint32_t q = 0;
   if (egress_[base].empty()) {
     // Data queues round-robin, starting after the last one served.
-    std::uint32_t found = 0;
-    for (std::uint32_t k = 1; k < nq; ++k) {
-      const std::uint32_t c = 1 + (rr_queue_[o] + k - 1) % (nq - 1);
+    std::uint32_t c = op.rr_queue;
+    for (std::uint32_t k = 0; k < data_queues_; ++k) {
+      c = c >= data_queues_ ? 1 : c + 1;
       if (!egress_[base + c].empty()) {
-        found = c;
+        q = c;
         break;
       }
     }
-    if (!found) return;
-    q = found;
-    rr_queue_[o] = q;
+    op.rr_queue = static_cast<std::uint16_t>(q);
   }
   Packet* p = egress_[base + q].front();
   egress_[base + q].pop_front();
   egress_bytes_[base + q] -= p->size_bytes;
-  backlog_[o] -= p->size_bytes;
-  Link* link = out_link_[o];
+  --op.egress_packets;
+  op.backlog -= p->size_bytes;
+  Link* link = op.link;
   const Ps ser = link->serialization(p->size_bytes);
   // Cut-through: start once the packet is at the egress, and never so early that the tail would overrun.
   Ps start = std::max({now, p->t_ready, link->free_at()});
   if (p->t_tail > ser && p->t_tail - ser > start) start = p->t_tail - ser;
-  tx_free_at_[o] = start + ser;
+  op.tx_free_at = start + ser;
   ++counters_.packets_forwarded;
   tlm::tlm_generic_payload& payload = payload_[o];
   attach_packet(payload, p);
@@ -313,11 +326,9 @@ void Switch::try_transmit(std::uint16_t o) {
   (*out[o])->b_transport(payload, delay);
   // Room in the egress queue: more grants may go through; then come back when the link is free.
   try_grant(o);
-  bool waiting = false;
-  for (std::uint32_t k = 0; k < nq && !waiting; ++k) waiting = !egress_[base + k].empty();
-  if (waiting && !tx_pending_[o]) {
-    tx_pending_[o] = 1;
-    fabric_.schedule(tx_free_at_[o], this, kTxDone, o);
+  if (op.egress_packets && !op.tx_pending) {
+    op.tx_pending = true;
+    fabric_.schedule(op.tx_free_at, this, kTxDone, o);
   }
 }
 

@@ -10,8 +10,6 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 
 #include <boost/circular_buffer.hpp>
 
@@ -22,6 +20,7 @@
 #include "tlm/model/fabric.h"
 #include "tlm/model/link.h"
 #include "tlm/model/routing.h"
+#include "tlm/model/tlm_ports.h"
 
 namespace netasic {
 
@@ -34,12 +33,14 @@ struct SwitchConfig {
   Ps ingress_ps = 100 * kPsPerNs;
   std::uint32_t egress_queues = 8;
   std::uint32_t egress_queue_bytes = 64 * 1024;
+  std::uint32_t egress_queue_packets = 64;  // descriptors per egress queue
   double internal_gbps = 400;  // row bus / column channel bandwidth
   RoutingPolicy policy = RoutingPolicy::ecmp;
   std::uint8_t vcs = 2;  // VC 0 carries control traffic; data uses 1..vcs-1
   bool lossless = true;
   std::vector<std::uint32_t> vc_buffer_bytes;  // input buffer per VC (credits advertised upstream)
   double ugal_bias_bytes = 0;                  // UGAL: extra backlog the non-minimal path must beat
+  std::uint32_t max_packet_bytes = 4160;       // largest data packet (MTU + header): one egress slot
 };
 
 struct SwitchCounters {
@@ -49,10 +50,8 @@ struct SwitchCounters {
 
 class Switch : public sc_core::sc_module, public EventTarget, public LinkSender {
  public:
-  using InSocket = tlm_utils::simple_target_socket_tagged<Switch>;
-  using OutSocket = tlm_utils::simple_initiator_socket<Switch>;
-  std::vector<std::unique_ptr<InSocket>> in;
-  std::vector<std::unique_ptr<OutSocket>> out;
+  std::vector<std::unique_ptr<TargetSocket>> in;
+  std::vector<std::unique_ptr<InitiatorSocket>> out;
 
   Switch(const sc_core::sc_module_name& name, Fabric& fabric, const SwitchConfig& config,
          const RoutingTable& routing, std::uint32_t id, std::uint64_t seed);
@@ -65,14 +64,15 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   const SwitchConfig& config() const { return config_; }
   const SwitchCounters& counters() const { return counters_; }
   // Largest backlog (VOQ + egress bytes) seen for an output, and the largest input-buffer fill per VC.
-  std::uint64_t max_backlog(std::uint16_t port) const { return max_backlog_[port]; }
+  std::uint64_t max_backlog(std::uint16_t port) const { return out_ports_[port].max_backlog; }
   std::uint64_t max_input_fill(std::uint16_t port, std::uint8_t vc) const { return max_in_fill_[port * config_.vcs + vc]; }
-  std::uint64_t backlog(std::uint16_t port) const { return backlog_[port]; }
+  std::uint64_t backlog(std::uint16_t port) const { return out_ports_[port].backlog; }
 
   void on_event(std::uint32_t kind, std::uint64_t data) override;
   void on_credit(std::uint16_t port) override;
 
  private:
+  static constexpr std::uint32_t kMinPacketBytes = 64;
   struct Fifo {
     Packet* head = nullptr;
     Packet* tail = nullptr;
@@ -90,20 +90,44 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
     }
   };
 
-  void b_transport(int port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  friend class PortTarget<Switch>;
+  void receive(std::uint16_t port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  std::vector<std::unique_ptr<PortTarget<Switch>>> fw_;
+  NoBackwardPath bw_;
   void arrive(Packet* p);
   std::uint16_t route(Packet* p);
   std::uint16_t pick(const std::uint16_t* ports, std::uint32_t n, const Packet* p);
   std::uint16_t least_loaded(const std::uint16_t* ports, std::uint32_t n);
+  std::uint64_t load(std::uint16_t o) const { return out_ports_[o].backlog; }
   void try_grant(std::uint16_t o);
   void try_transmit(std::uint16_t o);
   std::uint32_t egress_queue_of(const Packet* p) const {
-    return p->type == PacketType::data ? 1 + p->tclass % (config_.egress_queues - 1) : 0;
+    return p->type == PacketType::data ? 1 + p->tclass % data_queues_ : 0;
   }
   Fifo& voq(std::uint16_t i, std::uint16_t o, std::uint8_t vc) {
     return voqs_[(std::size_t{i} * config_.radix + o) * config_.vcs + vc];
   }
+  bool data_slot_free(std::size_t eq) const {
+    return egress_bytes_[eq] + config_.max_packet_bytes <= config_.egress_queue_bytes && !egress_[eq].full();
+  }
   Ps on_clock(Ps t) const { return (t + clock_ps_ - 1) / clock_ps_ * clock_ps_; }
+
+  // Per-port state, kept together so that serving a port touches one or two cache lines.
+  struct OutPort {
+    Link* link = nullptr;
+    Ps tx_free_at = 0;
+    std::uint64_t backlog = 0;  // bytes in VOQs for this output plus its egress queues
+    std::uint64_t max_backlog = 0;
+    std::uint32_t egress_packets = 0;
+    std::uint16_t rr_input = 0;
+    std::uint16_t rr_queue = 0;  // last data queue served
+    bool tx_pending = false;
+  };
+  struct InPort {
+    Link* link = nullptr;
+    Ps row_busy = 0;
+    std::uint32_t row = 0;
+  };
 
   Fabric& fabric_;
   SwitchConfig config_;
@@ -113,20 +137,18 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   Ps clock_ps_;
   Ps xbar_ps_;  // grant to egress-ready: latency minus ingress
   std::uint32_t hash_salt_;
+  std::uint32_t data_queues_;  // egress queues minus the control queue
+  double internal_ps_per_byte_;
 
-  std::vector<Link*> in_link_, out_link_;
+  std::vector<OutPort> out_ports_;
+  std::vector<InPort> in_ports_;
   std::unique_ptr<tlm::tlm_generic_payload[]> payload_;  // one reusable payload per output
   std::vector<Fifo> voqs_;
   std::vector<std::uint64_t> request_mask_;  // [o * vcs + vc]: inputs with a non-empty VOQ
-  std::vector<std::uint16_t> rr_input_;      // per output
-  std::vector<std::uint32_t> rr_queue_;      // per output: last data queue served
   std::vector<boost::circular_buffer<Packet*>> egress_;  // [o * egress_queues + q]
   std::vector<std::uint64_t> egress_bytes_;
-  std::vector<std::uint64_t> backlog_, max_backlog_;
   std::vector<std::uint64_t> in_fill_, max_in_fill_;  // [i * vcs + vc]
-  std::vector<Ps> row_busy_, column_busy_, tx_free_at_;
-  std::vector<std::uint8_t> tx_pending_;
-  std::vector<std::uint32_t> row_of_port_;
+  std::vector<Ps> column_busy_;                       // [row * radix + o]
   SwitchCounters counters_;
 };
 
