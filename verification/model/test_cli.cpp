@@ -1,0 +1,170 @@
+// The netasic command line as a user drives it: outputs, determinism, key listing, and every kind of bad
+// input stopping with exit status 2 and a message naming the file, line or key.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+#include "tb/scenario.h"
+#include "verification/common/run_helpers.h"
+
+namespace netasic {
+namespace {
+
+using test::write_temp;
+
+struct Result {
+  int status;
+  std::string output;  // stdout and stderr
+};
+
+Result netasic_cmd(const std::string& args) {
+  const std::string cmd = std::string(NETASIC_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int raw = pclose(pipe);
+  return Result{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string out_dir(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("netasic-cli-" + std::to_string(getpid()) + "-" + name)).string();
+}
+
+const std::string kSmall = "--set topology.fat_tree.k=4 --set workload.size_bytes=262144 --quiet";
+
+TEST(Cli, DefaultScenarioPrintsSummaryAndWritesOutputs) {
+  const std::string dir = out_dir("default");
+  const Result r = netasic_cmd("run --quiet --out " + dir);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("flows completed              128 / 128"), std::string::npos) << r.output;
+  const auto j = nlohmann::json::parse(slurp(std::filesystem::path(dir) / "summary.json"));
+  for (const char* key : {"seed", "sim_time_ns", "wall_seconds", "events", "packet_hops", "scenario"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  for (const char* key : {"avg", "p50", "p99", "p999", "max"}) EXPECT_TRUE(j["flows"]["fct_ns"].contains(key)) << key;
+  for (const char* key : {"avg", "p50", "p99"}) EXPECT_TRUE(j["flows"]["slowdown"].contains(key)) << key;
+  for (const char* key : {"injected", "delivered", "dropped", "out_of_order", "ooo_fraction", "max_ooo_degree"})
+    EXPECT_TRUE(j["packets"].contains(key)) << key;
+  EXPECT_EQ(j["flows"]["count"], 128);
+  EXPECT_EQ(j["flows"]["completed"], 128);
+  EXPECT_EQ(j["scenario"]["topology"]["fat_tree"]["k"], 8);
+  const std::string csv = slurp(std::filesystem::path(dir) / "flows.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,slowdown,ooo_packets,path_changes");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 129);
+}
+
+nlohmann::json without_wall_clock(nlohmann::json j) {
+  j.erase("wall_seconds");
+  j.erase("packet_hops_per_second");
+  return j;
+}
+
+TEST(Cli, SameSeedGivesIdenticalOutputsAndAnotherSeedDoesNot) {
+  const std::string a = out_dir("seed_a"), b = out_dir("seed_b"), c = out_dir("seed_c");
+  ASSERT_EQ(netasic_cmd("run " + kSmall + " --seed 7 --out " + a).status, 0);
+  ASSERT_EQ(netasic_cmd("run " + kSmall + " --seed 7 --out " + b).status, 0);
+  ASSERT_EQ(netasic_cmd("run " + kSmall + " --seed 8 --out " + c).status, 0);
+  EXPECT_EQ(slurp(a + "/flows.csv"), slurp(b + "/flows.csv"));
+  EXPECT_EQ(without_wall_clock(nlohmann::json::parse(slurp(a + "/summary.json"))),
+            without_wall_clock(nlohmann::json::parse(slurp(b + "/summary.json"))));
+  EXPECT_NE(slurp(a + "/flows.csv"), slurp(c + "/flows.csv"));
+}
+
+TEST(Cli, TemporalDecouplingQuantumDoesNotChangeResults) {
+  const std::string a = out_dir("q0"), b = out_dir("q1000");
+  ASSERT_EQ(netasic_cmd("run " + kSmall + " --set routing.policy=spray --set sim.sync_quantum_ns=0 --out " + a).status, 0);
+  ASSERT_EQ(netasic_cmd("run " + kSmall + " --set routing.policy=spray --set sim.sync_quantum_ns=1000 --out " + b).status, 0);
+  EXPECT_EQ(slurp(a + "/flows.csv"), slurp(b + "/flows.csv"));
+}
+
+TEST(Cli, KeysListsEveryKeyWithItsAllowedValues) {
+  const Result r = netasic_cmd("keys");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_EQ(static_cast<std::size_t>(std::count(r.output.begin(), r.output.end(), '\n')), scenario_keys().size());
+  EXPECT_NE(r.output.find("routing.policy\tchoice\t-\tecmp\tone of: ecmp, spray, adaptive, minimal, valiant, ugal"),
+            std::string::npos);
+  EXPECT_NE(r.output.find("link.rate_gbps\tnumber\tGb/s\t200\t"), std::string::npos);
+}
+
+TEST(Cli, ScenarioKeysDocMatchesTheBinary) {
+  const Result r = netasic_cmd("keys --markdown");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_EQ(slurp(std::string(NETASIC_SOURCE_DIR) + "/docs/scenario-keys.md"), r.output)
+      << "regenerate with: build/netasic keys --markdown > docs/scenario-keys.md";
+}
+
+TEST(Cli, RunHelpSaysWhereKeysAreDocumented) {
+  const Result r = netasic_cmd("run --help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.output.find("docs/scenario-keys.md"), std::string::npos) << r.output;
+}
+
+struct BadCase {
+  const char* name;
+  std::string args;
+  std::string expect;  // substring of the message
+};
+
+class BadInput : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadInput, StopsWithStatus2AndSaysWhatIsAccepted) {
+  const BadCase& c = GetParam();
+  const Result r = netasic_cmd("run --quiet --out " + out_dir(c.name) + " " + c.args);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find(c.expect), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
+}
+
+std::vector<BadCase> bad_cases() {
+  const std::string two_hosts = "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n";
+  return {
+      {"unknown_key", "--set link.speed=100", "unknown key 'link.speed'"},
+      {"unknown_key_yaml", write_temp("bad_key.yaml", "nic:\n  mtu: 1024\n"), "bad_key.yaml:2: unknown key 'nic.mtu'"},
+      {"wrong_type", "--set nic.mtu_bytes=big", "nic.mtu_bytes = 'big': not an integer"},
+      {"negative_rate", "--set link.rate_gbps=-100", "link.rate_gbps = '-100': out of range"},
+      {"zero_hosts", "--set topology.type=leaf_spine --set topology.leaf_spine.hosts_per_leaf=0", "out of range; accepted: integer 1..63"},
+      {"odd_k", "--set topology.fat_tree.k=7", "must be even"},
+      {"bad_policy", "--set routing.policy=ugal", "needs topology.type dragonfly"},
+      {"bad_choice", "--set workload.type=uniform", "one of: permutation, all_to_all, random, incast, file"},
+      {"tiny_buffer", "--set switch.input_buffer_bytes=2048", "cannot hold one packet"},
+      {"missing_scenario", "/nonexistent/scenario.yaml", "cannot open scenario file"},
+      {"bad_yaml", write_temp("broken.yaml", "topology: [\n"), "not valid YAML"},
+      {"non_monotonic_cdf",
+       "--set workload.type=random --set workload.cdf=" + write_temp("cdf.txt", "100 0\n200 50\n150 60\n300 100\n"),
+       "cdf.txt:3"},
+      {"unknown_cdf", "--set workload.type=random --set workload.cdf=nosuchcdf", "nosuchcdf"},
+      {"topology_unknown_node",
+       "--set topology.type=file --set topology.file=" + write_temp("topo_bad.txt", "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 9 100Gbps 1000ns 0\n"),
+       "topo_bad.txt:4"},
+      {"flow_to_missing_host",
+       "--set topology.type=file --set topology.file=" + write_temp("topo_ok.txt", two_hosts) +
+           " --set workload.type=file --set workload.file=" + write_temp("flows_bad.txt", "1\n0 5 3 100 1000 0\n"),
+       "flows_bad.txt:2"},
+      {"flow_to_switch",
+       "--set topology.type=file --set topology.file=" + write_temp("topo_ok2.txt", two_hosts) +
+           " --set workload.type=file --set workload.file=" + write_temp("flows_sw.txt", "1\n0 2 3 100 1000 0\n"),
+       "which is a switch, not a host"},
+      {"incast_destination", "--set workload.type=incast --set workload.incast.destination=500", "hosts 0..127"},
+      {"bad_set_syntax", "--set nokeyvalue", "expected KEY=VALUE"},
+      {"bad_flag", "--no-such-flag", "no-such-flag"},
+  };
+}
+
+INSTANTIATE_TEST_SUITE_P(Cli, BadInput, ::testing::ValuesIn(bad_cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace netasic

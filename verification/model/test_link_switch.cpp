@@ -1,0 +1,108 @@
+// Exact timing of links and of the switch pipeline, on a two-host, one-switch network.
+//
+// Pipeline (docs/architecture.md): a packet's head reaches the switch after the link's propagation; the
+// ingress stage ends on the first switch clock edge at or after head + ingress latency; the grant and
+// crossbar take the rest of switch.latency_ns (egress ready on a clock edge); transmission then starts
+// (cut-through). A flow completes when the tail of its last packet reaches the destination NIC.
+#include <gtest/gtest.h>
+
+#include "verification/common/run_helpers.h"
+
+namespace netasic {
+namespace {
+
+using test::run;
+using test::scenario;
+using test::write_temp;
+
+constexpr double kNs = 1000.0;  // ps per ns
+
+// Two hosts (0, 1) on switch node 2; host links at `rate0` and `rate1`, 1000 ns propagation.
+std::string two_host_topology(const std::string& rate0, const std::string& rate1) {
+  return write_temp("two_hosts_" + rate0 + rate1 + ".txt",
+                    "3 1 2\n2\n0 2 " + rate0 + " 1000ns 0\n1 2 " + rate1 + " 1000ns 0\n");
+}
+
+Ps on_clock_ns(double ps) {  // 1 GHz switch clock
+  return static_cast<Ps>((static_cast<std::uint64_t>(ps) + 999) / 1000 * 1000);
+}
+
+Ps fct_of_single_flow(std::initializer_list<std::string> extra, const std::string& topo) {
+  Scenario s = scenario({"topology.type=file", "topology.file=" + topo, "workload.type=incast",
+                         "workload.incast.senders=1", "workload.incast.destination=1"});
+  for (const auto& a : extra) s.set_assignment(a);
+  auto sim = run(s);
+  const Flow& f = sim->flows().flows().at(0);
+  EXPECT_TRUE(f.done());
+  EXPECT_EQ(f.src, 0u);
+  return f.finish - f.start;
+}
+
+TEST(LinkTiming, OnePacketIsSerializationPlusPropagationPlusSwitchLatency) {
+  // 1000 B payload + 64 B header + 20 B wire overhead = 1084 B at 100 Gb/s = 86.72 ns.
+  const Ps fct = fct_of_single_flow({"workload.size_bytes=1000"}, two_host_topology("100Gbps", "100Gbps"));
+  EXPECT_EQ(fct, static_cast<Ps>((1000 + 350 + 1000) * kNs + 86720));
+}
+
+TEST(LinkTiming, BackToBackPacketsFollowTheLinkAndTheSwitchClock) {
+  // 5000 B: packets of 4096 and 904 B payload: 4180 B (334.4 ns) and 988 B (79.04 ns) on the wire.
+  const Ps fct = fct_of_single_flow({"workload.size_bytes=5000"}, two_host_topology("100Gbps", "100Gbps"));
+  const double ser1 = 334400, ser2 = 79040;
+  const Ps p1_out = on_clock_ns(on_clock_ns(1000 * kNs + 100 * kNs) + 250 * kNs);  // 1350 ns
+  const Ps p1_free = p1_out + static_cast<Ps>(ser1);
+  const Ps p2_head = static_cast<Ps>(ser1 + 1000 * kNs);
+  const Ps p2_ready = on_clock_ns(on_clock_ns(p2_head + 100 * kNs) + 250 * kNs);
+  const Ps p2_out = std::max(p2_ready, p1_free);
+  EXPECT_EQ(fct, p2_out + static_cast<Ps>(1000 * kNs + ser2));
+}
+
+TEST(LinkTiming, SlowerEgressLinkSerializesAtItsOwnRate) {
+  // 1084 B at 50 Gb/s = 173.44 ns on the last link.
+  const Ps fct = fct_of_single_flow({"workload.size_bytes=1000"}, two_host_topology("100Gbps", "50Gbps"));
+  EXPECT_EQ(fct, static_cast<Ps>((1000 + 350 + 1000) * kNs + 173440));
+}
+
+TEST(LinkTiming, FasterEgressWaitsSoTheTailCannotOverrun) {
+  // In 25 Gb/s, out 100 Gb/s: cut-through may not start before tail_in - ser_out.
+  // Tail in at 1000 + 346.88 ns; ser_out 86.72 ns: start >= 1260.16 ns, but the pipeline gives 1350 ns.
+  // With a 4096 B payload: tail in 1000 + 1337.6 ns; ser_out 334.4 ns: start at 2003.2 ns.
+  const Ps fct = fct_of_single_flow({"workload.size_bytes=4096"}, two_host_topology("25Gbps", "100Gbps"));
+  EXPECT_EQ(fct, static_cast<Ps>(1000 * kNs + 1337600 - 334400 + 1000 * kNs + 334400));
+}
+
+// Head in to head out of the switch at zero load: FCT minus both propagations and one serialization.
+TEST(SwitchLatency, DefaultZeroLoadPortToPortLatencyIs350ns) {
+  const Ps fct = fct_of_single_flow({"workload.size_bytes=1000"}, two_host_topology("100Gbps", "100Gbps"));
+  EXPECT_EQ(fct - static_cast<Ps>(2000 * kNs + 86720), static_cast<Ps>(350 * kNs));
+}
+
+TEST(SwitchLatency, ConfiguredLatencyOf500ns) {
+  const Ps fct = fct_of_single_flow({"workload.size_bytes=1000", "switch.latency_ns=500"},
+                                    two_host_topology("100Gbps", "100Gbps"));
+  EXPECT_EQ(fct - static_cast<Ps>(2000 * kNs + 86720), static_cast<Ps>(500 * kNs));
+}
+
+TEST(Credits, IncastNeverOverflowsAnInputBufferAndDeliversEveryByteOnce) {
+  const std::uint32_t buffer = 16384;
+  auto sim = run(scenario({"topology.type=leaf_spine", "topology.leaf_spine.leaves=4", "topology.leaf_spine.spines=2",
+                           "topology.leaf_spine.hosts_per_leaf=4", "workload.type=incast", "workload.incast.senders=12",
+                           "workload.size_bytes=262144", "switch.input_buffer_bytes=" + std::to_string(buffer)}));
+  ASSERT_TRUE(sim->all_flows_completed());
+  std::uint64_t fullest = 0;
+  for (const auto& sw : sim->switches())
+    for (std::uint16_t p = 0; p < sw->radix(); ++p) {
+      EXPECT_LE(sw->max_input_fill(p, 1), buffer) << sw->name() << " port " << p;
+      fullest = std::max(fullest, sw->max_input_fill(p, 1));
+    }
+  // The incast backs data up to the senders: some input buffer must have come within a packet of full.
+  EXPECT_GE(fullest, buffer - 4160);
+  const auto j = sim->summary();
+  EXPECT_EQ(j["bytes"]["injected"], j["bytes"]["delivered"]);
+  EXPECT_EQ(j["bytes"]["delivered"].get<std::uint64_t>(), 12u * 262144u);
+  EXPECT_EQ(j["packets"]["dropped"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(j["packets"]["duplicates"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(j["packets"]["injected"], j["packets"]["delivered"]);
+}
+
+}  // namespace
+}  // namespace netasic

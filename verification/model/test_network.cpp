@@ -1,0 +1,110 @@
+// Network-level properties: line rate for a lone flow, ordering under ECMP and spraying, dragonfly
+// routing, lossy fabrics with retransmission, HPCC input files.
+#include <gtest/gtest.h>
+
+#include "verification/common/run_helpers.h"
+
+namespace netasic {
+namespace {
+
+using test::run;
+using test::scenario;
+using test::write_temp;
+
+TEST(Network, LoneFlowRunsAtLineRate) {
+  // k=4 fat tree: host 0 to host 15 crosses 5 switches and 6 links (different pods).
+  const std::uint64_t size = 4 << 20;
+  auto sim = run(scenario({"topology.fat_tree.k=4", "workload.type=file",
+                           "workload.file=" + write_temp("lone.txt", "1\n0 15 3 100 4194304 0\n")}));
+  const Flow& f = sim->flows().flows().at(0);
+  ASSERT_TRUE(f.done());
+  const std::uint64_t packets = size / 4096;
+  const double wire_ns = static_cast<double>(size + packets * (64 + 20)) * 8 / 200.0;  // 200 Gb/s
+  const double path_ns = 6 * 100 + 5 * 350;
+  const double fct_ns = ps_to_ns(f.finish - f.start);
+  EXPECT_GE(fct_ns, wire_ns);  // nothing beats line rate
+  EXPECT_NEAR(fct_ns / (wire_ns + path_ns), 1.0, 0.01) << "fct " << fct_ns << " ns";
+  EXPECT_NEAR(sim->summary()["flows"]["slowdown"]["max"].get<double>(), 1.0, 0.01);
+}
+
+TEST(Network, EcmpNeverReordersAFlow) {
+  auto sim = run(scenario({"topology.fat_tree.k=4", "workload.type=all_to_all", "workload.size_bytes=131072",
+                           "routing.policy=ecmp"}));
+  ASSERT_TRUE(sim->all_flows_completed());
+  const auto j = sim->summary();
+  EXPECT_EQ(j["packets"]["out_of_order"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(j["bytes"]["injected"], j["bytes"]["delivered"]);
+}
+
+TEST(Network, SprayingOnALoadedFatTreeReorders) {
+  auto sim = run(scenario({"topology.fat_tree.k=4", "workload.type=all_to_all", "workload.size_bytes=131072",
+                           "routing.policy=spray"}));
+  ASSERT_TRUE(sim->all_flows_completed());
+  const auto j = sim->summary();
+  EXPECT_GT(j["packets"]["out_of_order"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(j["packets"]["max_ooo_degree"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(j["bytes"]["injected"], j["bytes"]["delivered"]);
+}
+
+TEST(Network, AdaptiveRoutingCompletesAndReorders) {
+  auto sim = run(scenario({"topology.fat_tree.k=4", "workload.type=all_to_all", "workload.size_bytes=131072",
+                           "routing.policy=adaptive"}));
+  ASSERT_TRUE(sim->all_flows_completed());
+  EXPECT_GT(sim->summary()["packets"]["out_of_order"].get<std::uint64_t>(), 0u);
+}
+
+TEST(Network, DragonflyUgalCompletesLosslessly) {
+  auto sim = run(scenario({"topology.type=dragonfly", "routing.policy=ugal", "workload.type=random",
+                           "workload.load=0.6", "workload.duration_us=20", "workload.cdf=websearch"}));
+  ASSERT_TRUE(sim->all_flows_completed());
+  const auto j = sim->summary();
+  EXPECT_EQ(j["bytes"]["injected"], j["bytes"]["delivered"]);
+  EXPECT_EQ(j["packets"]["dropped"].get<std::uint64_t>(), 0u);
+}
+
+TEST(Network, DragonflyValiantTakesLongerPathsThanMinimal) {
+  // Valiant crosses a random intermediate group: more hops per packet than minimal routing would take.
+  auto sim = run(scenario({"topology.type=dragonfly", "routing.policy=valiant", "workload.type=permutation",
+                           "workload.size_bytes=65536"}));
+  ASSERT_TRUE(sim->all_flows_completed());
+  const auto j = sim->summary();
+  const double data_hops_per_packet =
+      static_cast<double>(j["packet_hops"].get<std::uint64_t>()) / (2.0 * j["packets"]["injected"].get<double>());
+  // Minimal on a dragonfly is at most 5 links host to host (local, global, local + 2 host links).
+  EXPECT_GT(data_hops_per_packet, 5.0);
+}
+
+TEST(Network, LossyFabricDropsAndRetransmitsUntilEveryFlowCompletes) {
+  auto sim = run(scenario({"topology.fat_tree.k=4", "link.flow_control=lossy", "workload.type=incast",
+                           "workload.incast.senders=8", "workload.size_bytes=131072", "switch.egress_queue_bytes=16384",
+                           "nic.window_bytes=65536", "nic.rto_us=20"}));
+  ASSERT_TRUE(sim->all_flows_completed());
+  const auto j = sim->summary();
+  EXPECT_GT(j["packets"]["dropped_by_switches"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(j["packets"]["retransmitted"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(j["bytes"]["delivered"].get<std::uint64_t>(), 8u * 131072u);
+}
+
+TEST(Network, HpccTopologyAndFlowFilesRunAsTheyAre) {
+  // Two leaves (4, 5) and one spine (6), two hosts per leaf; HPCC-style rates and delays.
+  const std::string topo = write_temp("hpcc_topo.txt",
+                                      "7 3 6\n4 5 6\n0 4 100Gbps 1000ns 0\n1 4 100Gbps 1000ns 0\n2 5 100Gbps 1000ns 0\n"
+                                      "3 5 100Gbps 1000ns 0\n4 6 400Gbps 1000ns 0\n5 6 400Gbps 1000ns 0\n");
+  const std::string flows = write_temp("hpcc_flows.txt", "3\n0 2 3 100 100000 2.0\n1 3 3 100 200000 2.0000005\n3 0 3 100 5000 2.000001\n");
+  auto sim = run(scenario({"topology.type=file", "topology.file=" + topo, "workload.type=file", "workload.file=" + flows}));
+  ASSERT_TRUE(sim->all_flows_completed());
+  const auto& f = sim->flows().flows();
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0].start, static_cast<Ps>(2'000'000'000'000ULL));
+  EXPECT_EQ(f[2].dst, 0u);
+}
+
+TEST(Network, DegradedLinksSlowFlowsDown) {
+  auto sim = run(scenario({"topology.fat_tree.k=4", "failures.degraded_fraction=0.5", "failures.degraded_factor=0.1",
+                           "workload.size_bytes=262144"}));
+  ASSERT_TRUE(sim->all_flows_completed());
+  EXPECT_GT(sim->summary()["flows"]["slowdown"]["max"].get<double>(), 3.0);
+}
+
+}  // namespace
+}  // namespace netasic

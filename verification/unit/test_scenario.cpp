@@ -1,0 +1,84 @@
+// Scenario keys: defaults, YAML, --set, and every kind of bad input naming the key or line.
+#include <gtest/gtest.h>
+
+#include "tb/scenario.h"
+#include "tlm/common/error.h"
+
+namespace netasic {
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Scenario, DefaultsParseForEveryKey) {
+  Scenario s;
+  EXPECT_EQ(s.string("topology.type"), "fat_tree");
+  EXPECT_EQ(s.integer("topology.fat_tree.k"), 8);
+  EXPECT_DOUBLE_EQ(s.number("switch.latency_ns"), 350);
+  EXPECT_EQ(s.integer("switch.egress_queues"), 8);
+  EXPECT_TRUE(s.list("topology.leaf_spine.remove_links").empty());
+  for (const auto& k : scenario_keys()) {
+    EXPECT_FALSE(k.description.empty()) << k.name;
+    EXPECT_TRUE(s.is_default(k.name));
+  }
+}
+
+TEST(Scenario, YamlNestedMapsAndLists) {
+  Scenario s;
+  s.load_yaml_text("topology:\n  type: leaf_spine\n  leaf_spine:\n    leaves: 4\n    remove_links: [0-1, 2-0]\n"
+                   "link:\n  rate_gbps: 100\n",
+                   "t.yaml");
+  EXPECT_EQ(s.string("topology.type"), "leaf_spine");
+  EXPECT_EQ(s.integer("topology.leaf_spine.leaves"), 4);
+  EXPECT_EQ(s.list("topology.leaf_spine.remove_links").size(), 2u);
+  EXPECT_DOUBLE_EQ(s.number("link.rate_gbps"), 100);
+  EXPECT_EQ(s.origin("link.rate_gbps"), "t.yaml:7");
+}
+
+TEST(Scenario, UnknownKeyNamesFileLineAndSuggestion) {
+  Scenario s;
+  const std::string e = error_of([&] { s.load_yaml_text("link:\n  rate_gpbs: 100\n", "bad.yaml"); });
+  EXPECT_NE(e.find("bad.yaml:2"), std::string::npos) << e;
+  EXPECT_NE(e.find("link.rate_gpbs"), std::string::npos) << e;
+  EXPECT_NE(e.find("did you mean 'link.rate_gbps'"), std::string::npos) << e;
+}
+
+TEST(Scenario, WrongTypeOutOfRangeAndBadChoice) {
+  Scenario s;
+  std::string e = error_of([&] { s.set_assignment("topology.fat_tree.k=eight"); });
+  EXPECT_NE(e.find("not an integer"), std::string::npos) << e;
+  EXPECT_NE(e.find("2..64"), std::string::npos) << e;
+  e = error_of([&] { s.set_assignment("link.rate_gbps=-5"); });
+  EXPECT_NE(e.find("out of range"), std::string::npos) << e;
+  e = error_of([&] { s.set_assignment("link.rate_gbps=0"); });
+  EXPECT_NE(e.find("out of range"), std::string::npos) << e;
+  e = error_of([&] { s.set_assignment("routing.policy=random"); });
+  EXPECT_NE(e.find("one of: ecmp, spray, adaptive, minimal, valiant, ugal"), std::string::npos) << e;
+  e = error_of([&] { s.set_assignment("topology.fat_tree.k=4.5"); });
+  EXPECT_NE(e.find("not an integer"), std::string::npos) << e;
+  e = error_of([&] { s.set_assignment("no_equals_sign"); });
+  EXPECT_NE(e.find("expected KEY=VALUE"), std::string::npos) << e;
+  e = error_of([&] { s.load_yaml_text("link: [1, 2]\n", "x.yaml"); });
+  EXPECT_NE(e.find("x.yaml:1"), std::string::npos) << e;
+  e = error_of([&] { s.load_yaml_text("link:\n  rate_gbps:\n", "y.yaml"); });
+  EXPECT_NE(e.find("has no value"), std::string::npos) << e;
+  e = error_of([&] { s.load_yaml_text("a: [\n", "z.yaml"); });
+  EXPECT_NE(e.find("not valid YAML"), std::string::npos) << e;
+}
+
+TEST(Scenario, ResolvedJsonIsNested) {
+  Scenario s;
+  s.set_assignment("nic.mtu_bytes=1024");
+  const auto j = s.to_json();
+  EXPECT_EQ(j["nic"]["mtu_bytes"].get<std::int64_t>(), 1024);
+  EXPECT_EQ(j["topology"]["fat_tree"]["k"].get<std::int64_t>(), 8);
+}
+
+}  // namespace
+}  // namespace netasic
