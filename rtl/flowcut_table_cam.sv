@@ -106,9 +106,33 @@ module flowcut_table_cam #(
     end
   end
 
-  // Entry storage: valid bits with reset, the rest without (written before they are read).
-  reg [Entries-1:0]          valid_q;
-  reg [Entries*(EW-1)-1:0]   data_q;
+  // Entry storage: one register per entry (a generate loop, so every access below uses constant
+  // indices: per-entry write enables and an AND-OR read mux, no variable shifts over the whole array).
+  // Valid bits have a reset, the rest does not (written before it is read).
+  localparam integer DW = EW - 1;
+  wire [Entries-1:0]    valid;
+  wire [Entries*DW-1:0] data;
+  wire                  exec = state_q == ST_EXEC;
+  wire                  write_en;
+  wire [IDX_W-1:0]      wr_idx;
+  wire [EW-1:0]         wr_entry;
+  genvar g;
+  generate
+    for (g = 0; g < Entries; g = g + 1) begin : g_entry
+      reg          valid_q;
+      reg [DW-1:0] data_q;
+      wire         we = write_en && wr_idx == g[IDX_W-1:0];
+      always @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) valid_q <= 1'b0;
+        else if (we) valid_q <= wr_entry[0];
+      end
+      always @(posedge clk_i) begin
+        if (we) data_q <= wr_entry[EW-1:1];
+      end
+      assign valid[g] = valid_q;
+      assign data[g*DW +: DW] = data_q;
+    end
+  endgenerate
 
   // Parallel compare and priority encoders (lowest index wins).
   reg [Entries-1:0] match;
@@ -121,24 +145,28 @@ module flowcut_table_cam #(
     hit_idx = {IDX_W{1'b0}};
     free_idx = {IDX_W{1'b0}};
     for (e = 0; e < Entries; e = e + 1)
-      match[e] = valid_q[e] && data_q[e*(EW-1) +: KeyWidth] == key_q;
+      match[e] = valid[e] && data[e*DW +: KeyWidth] == key_q;
     for (e = Entries - 1; e >= 0; e = e - 1) begin
       if (match[e]) begin
         hit = 1'b1;
         hit_idx = e[IDX_W-1:0];
       end
-      if (!valid_q[e]) begin
+      if (!valid[e]) begin
         has_free = 1'b1;
         free_idx = e[IDX_W-1:0];
       end
     end
   end
 
-  wire is_index_op = op_q == FC_OP_ADD || op_q == FC_OP_READ || op_q == FC_OP_WRITE;
-  wire index_in_range = {{(32 - IDX_W){1'b0}}, index_q} < Entries;
+  wire             is_index_op = op_q == FC_OP_ADD || op_q == FC_OP_READ || op_q == FC_OP_WRITE;
   wire [IDX_W-1:0] addr = is_index_op ? index_q : hit_idx;
-  wire [EW-1:0] entry = (is_index_op && !index_in_range) ? {EW{1'b0}}
-                                                          : {data_q[addr*(EW-1) +: EW-1], valid_q[addr]};
+  // AND-OR read mux; an index beyond Entries selects nothing and reads as a free entry.
+  reg [EW-1:0] entry;
+  always @* begin
+    entry = {EW{1'b0}};
+    for (e = 0; e < Entries; e = e + 1)
+      if (addr == e[IDX_W-1:0]) entry = entry | {data[e*DW +: DW], valid[e]};
+  end
 
   wire                     unit_write, unit_use_free, unit_deleted, unit_inc, unit_dec;
   wire [EW-1:0]            unit_entry;
@@ -175,17 +203,9 @@ module flowcut_table_cam #(
     .occupancy_dec_o(unit_dec)
   );
 
-  wire             exec = state_q == ST_EXEC;
-  wire [IDX_W-1:0] wr_idx = unit_use_free ? free_idx : addr;
-
-  always @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) valid_q <= {Entries{1'b0}};
-    else if (exec && unit_write) valid_q[wr_idx] <= unit_entry[0];
-  end
-
-  always @(posedge clk_i) begin
-    if (exec && unit_write) data_q[wr_idx*(EW-1) +: EW-1] <= unit_entry[EW-1:1];
-  end
+  assign write_en = exec && unit_write;
+  assign wr_idx = unit_use_free ? free_idx : addr;
+  assign wr_entry = unit_entry;
 
   // Response register.
   reg [2:0]               rsp_status_q;

@@ -1,7 +1,8 @@
 // xoshiro256** random source (Blackman & Vigna), bit-identical to netasic::Rng (tlm/common/rng.h), so
 // the random port and queue choices of the flowlet table and FlowSail match the C++ models draw for
 // draw. The state is loaded at reset from seed_i (the model's state after seeding, computed by
-// software: splitmix64 needs 64x64 multiplies that have no place in the datapath). below(n) is
+// software: splitmix64 needs 64x64 multiplies that have no place in the datapath); load_i loads it (the
+// owner holds load_i while it initialises after reset). below(n) is
 // (next * n) >> 64, Lemire's multiply-shift, as Rng::below.
 `default_nettype none
 
@@ -9,7 +10,7 @@ module xoshiro256ss #(
   parameter integer RangeWidth = 8  // width of n in below(n)
 ) (
   input  wire                  clk_i,
-  input  wire                  rst_ni,
+  input  wire                  load_i,   // load seed_i (takes priority over next_i)
   input  wire [255:0]          seed_i,   // {s3, s2, s1, s0}
   input  wire                  next_i,   // advance: the draw below is consumed this cycle
   input  wire [RangeWidth:0]   range_i,  // n, 1 .. 2^RangeWidth
@@ -32,10 +33,9 @@ module xoshiro256ss #(
   wire [63:0] s2_d = s2_a ^ t;
   wire [63:0] s3_d = {s3_a[18:0], s3_a[63:19]};  // rotl(s3, 45)
 
-  // Synchronous load: the reset value is an input, not a constant, which an asynchronous reset flop
-  // cannot take.
+  // A synchronous load rather than a reset: the initial value is an input, not a constant.
   always @(posedge clk_i) begin
-    if (!rst_ni) begin
+    if (load_i) begin
       {s3_q, s2_q, s1_q, s0_q} <= seed_i;
     end else if (next_i) begin
       s0_q <= s0_d;

@@ -1,0 +1,164 @@
+// LetFlow flowlet table (Vanini et al., NSDI 2017, Section 3): CRC-32 hash unit, a RAM of
+// {port, valid, age} entries, the periodic aging sweep and the random port choice of a new flowlet.
+// Matches netasic::FlowletTable (tlm/blocks/flowlet_table.h) draw for draw: the random source is
+// xoshiro256** seeded like netasic::Rng, advanced only when a new flowlet picks a port.
+//
+// Requests (valid/ready), one at a time:
+//   op 0 ACCESS  key, port_count (1 .. 2^PortWidth) -> port, new_flowlet, index.  Latency 3 cycles:
+//                hash and RAM read in c+1, decide and write back in c+2, response from c+3.
+//   op 1 CHECK   the checker sweep: every valid entry with age 0 gets age 1, every valid entry with
+//                age 1 is invalidated. Latency Entries + 2 cycles: one entry per cycle through a
+//                pipelined read-modify-write of the 1R1W RAM.
+// After reset the RAM is cleared, one entry per cycle (req_ready_o low for Entries cycles).
+// Storage: RAM Entries x (PortWidth + 2) bits.
+`default_nettype none
+
+module flowlet_table #(
+  parameter integer Entries   = 65536,
+  parameter integer KeyWidth  = 104,
+  parameter integer PortWidth = 8
+) (
+  input  wire                       clk_i,
+  input  wire                       rst_ni,
+  input  wire [255:0]               seed_i,
+  input  wire                       req_valid_i,
+  output wire                       req_ready_o,
+  input  wire                       req_op_i,
+  input  wire [KeyWidth-1:0]        req_key_i,
+  input  wire [PortWidth:0]         req_port_count_i,
+  output wire                       rsp_valid_o,
+  input  wire                       rsp_ready_i,
+  output wire [PortWidth-1:0]       rsp_port_o,
+  output wire                       rsp_new_flowlet_o,
+  output wire [$clog2(Entries)-1:0] rsp_index_o
+);
+  localparam integer IDX_W = $clog2(Entries);
+  localparam integer EW = PortWidth + 2;  // {port, age, valid}
+  localparam [2:0] ST_INIT = 3'd0, ST_IDLE = 3'd1, ST_READ = 3'd2, ST_EXEC = 3'd3, ST_SWEEP = 3'd4,
+                   ST_RSP = 3'd5;
+
+  initial begin
+    if (Entries < 4 || Entries > (1 << 24) || (Entries & (Entries - 1)) != 0)
+      $error("flowlet_table: Entries (%0d) must be a power of two in 4 .. 16777216 %m", Entries);
+    if (PortWidth < 1 || PortWidth > 16) $error("flowlet_table: PortWidth (%0d) outside 1 .. 16 %m", PortWidth);
+  end
+
+  reg                 op_q;
+  reg [KeyWidth-1:0]  key_q;
+  reg [PortWidth:0]   count_q;
+  reg [2:0]           state_q, state_d;
+  reg [IDX_W:0]       ptr_q, ptr_d;  // init and sweep position (one spare bit: runs to Entries)
+  wire                req_fire = req_valid_i && req_ready_o;
+  assign req_ready_o = state_q == ST_IDLE;
+
+  wire [31:0] crc;
+  crc32_key #(.KeyWidth(KeyWidth)) u_hash (.key_i(key_q), .crc_o(crc));
+  wire [IDX_W-1:0] hash_idx = crc[IDX_W-1:0];
+
+  // RAM with one synchronous read port and one write port.
+  reg [EW-1:0]    ram [0:Entries-1];
+  reg [EW-1:0]    rd_q;
+  reg             rd_en;
+  reg [IDX_W-1:0] rd_addr;
+  reg             wr_en;
+  reg [IDX_W-1:0] wr_addr;
+  reg [EW-1:0]    wr_data;
+  always @(posedge clk_i) begin
+    if (rd_en) rd_q <= ram[rd_addr];
+    if (wr_en) ram[wr_addr] <= wr_data;
+  end
+
+  reg  [IDX_W-1:0] idx_q;
+  wire [PortWidth-1:0] rnd_port;
+  wire             draw = state_q == ST_EXEC && !rd_q[0];
+  xoshiro256ss #(.RangeWidth(PortWidth)) u_rng (
+    .clk_i  (clk_i),
+    .load_i (state_q == ST_INIT),
+    .seed_i (seed_i),
+    .next_i (draw),
+    .range_i(count_q),
+    .below_o(rnd_port)
+  );
+
+  // The sweep reads entry ptr while it writes back entry ptr - 1.
+  wire [IDX_W-1:0] prev = ptr_q[IDX_W-1:0] - 1'b1;
+  wire [EW-1:0]    aged = rd_q[0] ? (rd_q[1] ? {rd_q[EW-1:1], 1'b0} : {rd_q[EW-1:2], 2'b11}) : rd_q;
+
+  always @* begin
+    state_d = state_q;
+    ptr_d = ptr_q;
+    rd_en = 1'b0;
+    rd_addr = hash_idx;
+    wr_en = 1'b0;
+    wr_addr = idx_q;
+    wr_data = {rnd_port, 2'b01};
+    case (state_q)
+      ST_INIT: begin
+        wr_en = 1'b1;
+        wr_addr = ptr_q[IDX_W-1:0];
+        wr_data = {EW{1'b0}};
+        ptr_d = ptr_q + 1'b1;
+        if (ptr_q == Entries[IDX_W:0] - 1'b1) state_d = ST_IDLE;
+      end
+      ST_IDLE: if (req_fire) begin
+        state_d = req_op_i ? ST_SWEEP : ST_READ;
+        ptr_d = {(IDX_W + 1){1'b0}};
+      end
+      ST_READ: begin
+        rd_en = 1'b1;
+        state_d = ST_EXEC;
+      end
+      ST_EXEC: begin
+        // Valid: refresh (age 0), same port. Invalid: a new flowlet takes the random port.
+        wr_en = 1'b1;
+        wr_data = rd_q[0] ? {rd_q[EW-1:2], 2'b01} : {rnd_port, 2'b01};
+        state_d = ST_RSP;
+      end
+      ST_SWEEP: begin
+        rd_en = ptr_q != Entries[IDX_W:0];
+        rd_addr = ptr_q[IDX_W-1:0];
+        wr_en = ptr_q != {(IDX_W + 1){1'b0}};
+        wr_addr = prev;
+        wr_data = aged;
+        ptr_d = ptr_q + 1'b1;
+        if (ptr_q == Entries[IDX_W:0]) state_d = ST_RSP;
+      end
+      ST_RSP: if (rsp_ready_i) state_d = ST_IDLE;
+      default: state_d = ST_IDLE;
+    endcase
+  end
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q <= ST_INIT;
+      ptr_q <= {(IDX_W + 1){1'b0}};
+    end else begin
+      state_q <= state_d;
+      ptr_q <= ptr_d;
+    end
+  end
+
+  reg [PortWidth-1:0] rsp_port_q;
+  reg                 rsp_new_q;
+  always @(posedge clk_i) begin
+    if (req_fire) begin
+      op_q <= req_op_i;
+      key_q <= req_key_i;
+      count_q <= req_port_count_i;
+    end
+    if (state_q == ST_READ) idx_q <= hash_idx;
+    if (state_q == ST_EXEC) begin
+      rsp_port_q <= rd_q[0] ? rd_q[EW-1:2] : rnd_port;
+      rsp_new_q <= !rd_q[0];
+    end
+  end
+
+  assign rsp_valid_o = state_q == ST_RSP;
+  assign rsp_port_o = rsp_port_q;
+  assign rsp_new_flowlet_o = rsp_new_q;
+  assign rsp_index_o = idx_q;
+
+  wire unused_flowlet = ^{op_q, crc[31:IDX_W]};
+endmodule
+
+`default_nettype wire

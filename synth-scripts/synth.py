@@ -1,0 +1,187 @@
+"""Scripted Yosys flow for one netasic RTL block at one parameter point.
+
+Writes into the output directory:
+  flow.ys          the Yosys script that ran
+  yosys.log        the full log
+  stat_rtl.txt     `stat` after proc (memories still RTLIL memories: memory bits visible here)
+  stat_gates.txt   `stat` after techmap + abc to a generic gate library (memories left unmapped)
+  result.json      cells by type, flip-flops, memory bits, NAND2-equivalent gate estimate
+and prints a short summary. These are pre-layout estimates: no technology library, no placement, no
+wires; memories are counted in bits, not gates (a RAM compiler macro would implement them).
+
+NAND2-equivalent area table (per Yosys generic cell; combinational cells from the transistor counts of
+Yosys' own `stat -tech cmos` model divided by the 4 transistors of a NAND2; flip-flops from typical
+standard-cell libraries, where a D flip-flop is about 4.5 NAND2 and a reset or an enable adds about one
+gate each). Every cell is counted (no lower bound): an unknown cell type is an error.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RTL = os.path.normpath(os.path.join(HERE, "..", "rtl"))
+
+NAND2_EQ = {
+    "$_NOT_": 0.5, "$_BUF_": 0.5,
+    "$_NAND_": 1.0, "$_NOR_": 1.0,
+    "$_AND_": 1.5, "$_OR_": 1.5, "$_ANDNOT_": 1.5, "$_ORNOT_": 1.5,
+    "$_XOR_": 3.0, "$_XNOR_": 3.0, "$_MUX_": 3.0, "$_NMUX_": 2.5,
+    "$_AOI3_": 1.5, "$_OAI3_": 1.5, "$_AOI4_": 2.0, "$_OAI4_": 2.0,
+}
+FLOP_BASE = 4.5   # plain D flip-flop
+FLOP_RESET = 1.0  # + asynchronous or synchronous reset/set
+FLOP_ENABLE = 1.5  # + clock enable (a hold mux)
+
+BLOCKS = {
+    "flowcut_table": ("flowcut_table", ["flowcut_table.sv", "flowcut_table_cam.sv", "flowcut_table_hashed.sv",
+                                         "flowcut_op_unit.sv", "crc32_key.sv"]),
+    "flowcut_table_cam": ("flowcut_table_cam", ["flowcut_table_cam.sv", "flowcut_op_unit.sv"]),
+    "flowcut_table_hashed": ("flowcut_table_hashed", ["flowcut_table_hashed.sv", "flowcut_op_unit.sv",
+                                                       "crc32_key.sv"]),
+    "flowlet_table": ("flowlet_table", ["flowlet_table.sv", "crc32_key.sv", "xoshiro256ss.sv"]),
+    "fgfc_generator": ("fgfc_generator", ["fgfc_generator.sv"]),
+    "flowsail": ("flowsail", ["flowsail.sv", "crc32_key.sv", "xoshiro256ss.sv"]),
+    "reorder_buffer": ("reorder_buffer", ["reorder_buffer.sv"]),
+}
+
+
+def flop_area(cell):
+    # $_DFF_P_, $_DFFE_PP_, $_DFF_PN0_, $_DFFE_PN0P_, $_SDFF_PP0_, $_SDFFE_PP0P_, $_SDFFCE_..., $_DFFSR_...
+    m = re.match(r"^\$_(S?)(DFF|DFFSR|ALDFF)(C?E?)_([A-Z0-9]+)_$", cell)
+    if not m:
+        return None
+    sync, kind, ce, pol = m.groups()
+    area = FLOP_BASE
+    if sync or kind in ("DFFSR", "ALDFF") or len(pol) >= 3:
+        area += FLOP_RESET
+    if "E" in ce:
+        area += FLOP_ENABLE
+    return area
+
+
+def param_value(v):
+    if re.fullmatch(r"-?\d+", v):
+        return v
+    # A string parameter (Impl="HASHED"): Yosys' -chparam wants a bit vector, 8 bits per character.
+    s = v.strip('"')
+    return "%d'h%s" % (8 * max(8, len(s)), s.encode().hex().rjust(2 * max(8, len(s)), "0"))
+
+
+def parse_stat(text):
+    """Cells by type, cell count and memory bits of the last `stat` block in text."""
+    cells, mem_bits, total = {}, 0, 0
+    for line in text.splitlines():
+        m = re.match(r"\s+Number of memory bits:\s+(\d+)", line)
+        if m:
+            mem_bits = int(m.group(1))
+        m = re.match(r"\s+Number of cells:\s+(\d+)", line)
+        if m:
+            total = int(m.group(1))
+        m = re.match(r"\s+(\$\S+)\s+(\d+)\s*$", line)
+        if m:
+            cells[m.group(1)] = cells.get(m.group(1), 0) + int(m.group(2))
+    return cells, mem_bits, total
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("block", choices=sorted(BLOCKS))
+    ap.add_argument("params", nargs="*", help="K=V parameter overrides")
+    ap.add_argument("--out", help="output directory (default build-rtl/synth/<block>_<params>)")
+    ap.add_argument("--check-memory-bits", type=int, help="fail unless stat reports exactly this many")
+    ap.add_argument("--abc-fast", action="store_true", help="abc -fast (large CAM points)")
+    a = ap.parse_args(argv)
+    top, files = BLOCKS[a.block]
+    missing = [f for f in files if not os.path.exists(os.path.join(RTL, f))]
+    if missing:
+        sys.exit("synth: block %s has no RTL yet (%s)" % (a.block, ", ".join(missing)))
+    params = []
+    for p in a.params:
+        if "=" not in p:
+            sys.exit("synth: parameter %r is not K=V" % p)
+        k, v = p.split("=", 1)
+        params.append((k, v))
+    tag = a.block + "".join("_%s%s" % (k, v.strip('"')) for k, v in params)
+    out = a.out or os.path.join(HERE, "..", "build-rtl", "synth", tag)
+    os.makedirs(out, exist_ok=True)
+    chparam = " ".join("-chparam %s %s" % (k, param_value(v)) for k, v in params)
+    script = "\n".join([
+        "read_verilog -sv -I%s %s" % (RTL, " ".join(os.path.join(RTL, f) for f in files)),
+        "hierarchy -check -top %s %s" % (top, chparam),
+        "flatten",
+        "proc",
+        "opt -fast",
+        "tee -o %s stat" % os.path.join(out, "stat_rtl.txt"),
+        "memory -nomap",
+        "opt -full",
+        "wreduce",
+        "alumacc",
+        "opt -fast",
+        "techmap",
+        "opt -fast",
+        "abc %s -g AND,NAND,OR,NOR,XOR,XNOR,ANDNOT,ORNOT,MUX" % ("-fast" if a.abc_fast else ""),
+        "opt_clean",
+        "tee -o %s stat" % os.path.join(out, "stat_gates.txt"),
+    ]) + "\n"
+    with open(os.path.join(out, "flow.ys"), "w") as f:
+        f.write(script)
+    t0 = time.time()
+    r = subprocess.run(["yosys", "-q", "-l", os.path.join(out, "yosys.log"), "-s", os.path.join(out, "flow.ys")],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        sys.stderr.write(r.stderr[-4000:])
+        sys.exit("synth: yosys failed, see %s/yosys.log" % out)
+    seconds = time.time() - t0
+    with open(os.path.join(out, "stat_rtl.txt")) as f:
+        _, mem_bits, _ = parse_stat(f.read())
+    with open(os.path.join(out, "stat_gates.txt")) as f:
+        cells, _, total = parse_stat(f.read())
+    flops, comb, flop_nand2, comb_nand2, memories = 0, 0, 0.0, 0.0, 0
+    for cell, n in cells.items():
+        if cell in NAND2_EQ:
+            comb += n
+            comb_nand2 += n * NAND2_EQ[cell]
+        elif flop_area(cell) is not None:
+            flops += n
+            flop_nand2 += n * flop_area(cell)
+        elif cell.startswith("$mem"):
+            memories += n
+        else:
+            sys.exit("synth: no NAND2-equivalent for cell type %s (add it to the table)" % cell)
+    result = {
+        "block": a.block,
+        "top": top,
+        "params": dict(params),
+        "pre_layout_estimate": True,
+        "cells_by_type": dict(sorted(cells.items())),
+        "cells": total,
+        "flip_flops": flops,
+        "combinational_cells": comb,
+        "memory_bits": mem_bits,
+        "memories": memories,
+        "nand2_equivalent": round(comb_nand2 + flop_nand2, 1),
+        "nand2_equivalent_logic": round(comb_nand2, 1),
+        "nand2_equivalent_flops": round(flop_nand2, 1),
+        "yosys_seconds": round(seconds, 1),
+        "nand2_table": {"combinational": NAND2_EQ, "flop_base": FLOP_BASE, "flop_reset": FLOP_RESET,
+                        "flop_enable": FLOP_ENABLE},
+    }
+    with open(os.path.join(out, "result.json"), "w") as f:
+        json.dump(result, f, indent=2)
+        f.write("\n")
+    print("%s %s: nand2_equivalent %.0f (logic %.0f, %d flip-flops %.0f), memory_bits %d, cells %d, %.1f s"
+          % (a.block, " ".join("%s=%s" % kv for kv in params) or "(defaults)", result["nand2_equivalent"],
+             comb_nand2, flops, flop_nand2, mem_bits, total, seconds))
+    print("  pre-layout estimate; reports in %s" % os.path.normpath(out))
+    if a.check_memory_bits is not None and mem_bits != a.check_memory_bits:
+        sys.exit("synth: memory_bits %d != expected %d" % (mem_bits, a.check_memory_bits))
+    if result["nand2_equivalent"] <= 0:
+        sys.exit("synth: empty netlist")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
