@@ -122,6 +122,44 @@ void Simulation::elaborate() {
   if (dragonfly_policy && t.group_of.empty())
     throw InputError(fmt::format("routing.policy = {} needs topology.type dragonfly (accepted here: ecmp, spray, adaptive)",
                                  routing_policy_name(policy)));
+  policy_ = policy;
+  if (policy == RoutingPolicy::flowcut) {
+    const std::string& variant = s.string("flowcut.variant");
+    flowcut_.variant = variant == "full_switch"    ? FlowcutVariant::full_switch
+                       : variant == "ingress_only" ? FlowcutVariant::ingress_only
+                                                   : FlowcutVariant::nic_only;
+    flowcut_.table.entries = static_cast<std::uint32_t>(s.integer("flowcut.table.entries"));
+    flowcut_.table.organization = s.string("flowcut.table.organization") == "cam"
+                                      ? FlowcutOrganization::fully_associative
+                                      : FlowcutOrganization::set_associative;
+    flowcut_.table.ways = static_cast<unsigned>(s.integer("flowcut.table.ways"));
+    flowcut_.table.variant = flowcut_.variant;
+    flowcut_.table.key_bits = 104;
+    flowcut_.table.port_bits = 8;
+    flowcut_.overflow = s.string("flowcut.overflow") == "hold" ? FlowcutOverflow::hold : FlowcutOverflow::untracked;
+    flowcut_.shadow_counters = static_cast<std::uint32_t>(s.integer("flowcut.shadow_counters"));
+    flowcut_.alpha = s.number("flowcut.alpha");
+    flowcut_.rtt_ratio_threshold = s.number("flowcut.rtt_ratio_threshold");
+    flowcut_.rtt_diff_threshold = s.number("flowcut.rtt_diff_threshold");
+    flowcut_.ack_bytes = static_cast<std::uint32_t>(s.integer("flowcut.ack_bytes"));
+    flowcut_.timestamp_bytes = static_cast<std::uint32_t>(s.integer("flowcut.timestamp_bytes"));
+    flowcut_.data_header_bytes = static_cast<std::uint32_t>(s.integer("nic.header_bytes"));
+    flowcut_.pause_period_ps = static_cast<Ps>(s.number("flowcut.pause_period_us") * kPsPerUs);
+    flowcut_.xoff_credit_bytes = static_cast<std::uint32_t>(s.integer("flowcut.xoff_credit_bytes"));
+    flowcut_.xoff_with_credit = flowcut_.xoff_credit_bytes > 0;
+    flowcut_.min_packets_left = static_cast<std::uint32_t>(s.integer("flowcut.min_packets_left"));
+    flowcut_.early_resume_packets = static_cast<std::uint32_t>(s.integer("flowcut.early_resume_packets"));
+    flowcut_.nic_cache_entries = static_cast<std::uint32_t>(s.integer("flowcut.nic_cache_entries"));
+    flowcut_.fgfc_gap_cycles = static_cast<std::uint32_t>(s.integer("flowcut.fgfc_gap_cycles"));
+    // Reject impossible tables now, naming the keys (the block model checks the same).
+    if (flowcut_.table.organization == FlowcutOrganization::set_associative) {
+      const auto sets = flowcut_.table.entries / flowcut_.table.ways;
+      if (flowcut_.table.entries % flowcut_.table.ways || (sets & (sets - 1)))
+        throw InputError(fmt::format("flowcut.table.entries / flowcut.table.ways = {} / {} must be a power of two "
+                                     "(the number of sets)",
+                                     flowcut_.table.entries, flowcut_.table.ways));
+    }
+  }
   std::uint8_t vcs = 2;
   if (!t.group_of.empty())
     vcs = (policy == RoutingPolicy::valiant || policy == RoutingPolicy::ugal) ? 4 : 3;
@@ -136,6 +174,7 @@ void Simulation::elaborate() {
   bool can_lose = !lossless;
   for (const auto& l : t.links) can_lose = can_lose || l.error_rate > 0;
   nic_config_.rto_ps = can_lose ? static_cast<Ps>(s.number("nic.rto_us") * kPsPerUs) : 0;
+  if (policy == RoutingPolicy::flowcut) nic_config_.flowcut = &flowcut_;
 
   const std::uint32_t max_packet = nic_config_.mtu_bytes + nic_config_.header_bytes;
   const auto in_buf = static_cast<std::uint32_t>(s.integer("switch.input_buffer_bytes"));
@@ -204,7 +243,17 @@ void Simulation::elaborate() {
     sc.vc_buffer_bytes = credits_for(node);
     sc.ugal_bias_bytes = s.number("routing.ugal_bias_bytes");
     sc.max_packet_bytes = max_packet;
+    if (policy == RoutingPolicy::flowcut && flowcut_.variant != FlowcutVariant::nic_only) sc.flowcut = &flowcut_;
+    if (policy == RoutingPolicy::letflow) {
+      const auto entries = static_cast<std::uint32_t>(s.integer("letflow.entries"));
+      if (entries & (entries - 1))
+        throw InputError(fmt::format("letflow.entries = {}: must be a power of two", entries));
+      sc.letflow_table.entries = entries;
+      sc.letflow_table.key_bits = 104;
+      sc.letflow_delta_ps = static_cast<Ps>(s.number("letflow.timeout_us") * kPsPerUs);
+    }
     switches_.push_back(std::make_unique<Switch>(fmt::format("sw{}", sw).c_str(), *fabric_, sc, *routing_, sw, seed));
+    switches_.back()->set_flows(&flows_);
   }
 
   // NICs and flows.
@@ -404,8 +453,92 @@ nlohmann::json Simulation::summary() const {
   for (const auto& sw : switches_)
     for (std::uint16_t p = 0; p < sw->radix(); ++p) max_q = std::max(max_q, sw->max_backlog(p));
   j["ports"] = {{"max_queue_bytes", max_q}};
+  if (policy_ == RoutingPolicy::flowcut) {
+    FlowcutCounters c;
+    std::uint64_t fgfc_frames = 0, fallbacks = 0, nic_timeouts = 0, high_water = 0, capacity = 0;
+    for (const auto& sw : switches_) {
+      c.add(sw->flowcut_counters());
+      if (const FlowcutTable* t = sw->flowcut_table()) {
+        high_water = std::max<std::uint64_t>(high_water, t->high_water());
+        capacity = t->config().entries;
+      }
+    }
+    for (const auto& nic : nics_) {
+      c.add(nic->flowcut_counters());
+      fgfc_frames += nic->counters().fgfc_frames;
+      fallbacks += nic->counters().fgfc_class_fallbacks;
+      nic_timeouts += nic->counters().fgfc_timeouts;
+      if (const FlowcutTable* t = nic->flowcut_table()) {
+        high_water = std::max<std::uint64_t>(high_water, t->high_water());
+        capacity = t->config().entries;
+      }
+    }
+    double drain_ps = 0, fct_ps = 0;
+    std::uint64_t flowcuts = 0;
+    for (const Flow& f : flows_.flows()) {
+      flowcuts += f.flowcuts;
+      if (!f.done()) continue;
+      drain_ps += static_cast<double>(f.drain_ps);
+      fct_ps += static_cast<double>(f.finish - f.start);
+    }
+    j["flowcut"] = {{"variant", scenario_.string("flowcut.variant")},
+                    {"flowcuts", c.flowcuts},
+                    {"flowcuts_per_flow", flows_.size() ? static_cast<double>(flowcuts) / static_cast<double>(flows_.size()) : 0.0},
+                    {"path_changes", c.path_changes},
+                    {"drains", c.drains},
+                    {"drains_completed", c.drains_completed},
+                    {"early_resumes", c.early_resumes},
+                    {"drain_fraction_of_fct", fct_ps > 0 ? drain_ps / fct_ps : 0.0},
+                    {"acks", c.acks_generated},
+                    {"acks_unmatched", c.acks_unmatched},
+                    {"fgfc_frames", {{"xoff", c.xoff_frames}, {"xoff_credit", c.xoff_credit_frames}, {"xon", c.xon_frames},
+                                     {"coalesced", c.fgfc_coalesced}, {"received_by_nics", fgfc_frames},
+                                     {"class_pause_fallbacks", fallbacks}, {"resumed_on_period_expiry", nic_timeouts}}},
+                    {"table", {{"entries", capacity}, {"high_water", high_water}, {"overflows", c.overflows},
+                               {"untracked_packets", c.untracked_packets}, {"held_packets", c.held_packets}}},
+                    {"control_frames_dropped", c.control_overflows}};
+  }
+  if (policy_ == RoutingPolicy::letflow) {
+    std::uint64_t flowlets = 0, collisions = 0, high_water = 0;
+    for (const auto& sw : switches_)
+      if (const FlowletTable* t = sw->flowlet_table()) {
+        flowlets += t->flowlets();
+        collisions += t->collisions();
+        high_water = std::max<std::uint64_t>(high_water, t->high_water());
+      }
+    j["letflow"] = {{"flowlets", flowlets}, {"collisions", collisions}, {"table_high_water", high_water}};
+  }
   j["scenario"] = scenario_.to_json();
   return j;
+}
+
+nlohmann::json Simulation::tables() const {
+  using nlohmann::json;
+  json out = {{"flowcut", json::array()}, {"flowlet", json::array()}};
+  auto flowcut_json = [](const std::string& owner, const FlowcutTable& t, std::uint64_t overflows) {
+    const FlowcutStorage st = t.storage();
+    json fields = json::array();
+    for (const auto& f : st.fields) fields.push_back({{"name", f.name}, {"bits", f.bits}, {"counted_by_paper", f.counted_by_paper}});
+    return json{{"owner", owner},
+                {"capacity", t.config().entries},
+                {"organization", t.config().organization == FlowcutOrganization::fully_associative ? "cam" : "hashed"},
+                {"high_water", t.high_water()},
+                {"overflows", overflows},
+                {"insert_failures", t.insert_failures()},
+                {"occupancy_histogram", {{"bucket_width", t.histogram_bucket_width()}, {"counts", t.occupancy_histogram()}}},
+                {"storage", {{"fields", fields}, {"state_bits_per_entry", st.state_bits}, {"state_bytes_per_entry", st.state_bytes()},
+                             {"bits_per_entry", st.entry_bits}, {"total_bits", st.total_bits}}}};
+  };
+  for (const auto& sw : switches_) {
+    if (const FlowcutTable* t = sw->flowcut_table()) out["flowcut"].push_back(flowcut_json(sw->name(), *t, sw->flowcut_counters().overflows));
+    if (const FlowletTable* t = sw->flowlet_table())
+      out["flowlet"].push_back({{"owner", sw->name()}, {"capacity", t->config().entries}, {"high_water", t->high_water()},
+                                {"flowlets", t->flowlets()}, {"collisions", t->collisions()},
+                                {"bits_per_entry", t->entry_bits()}, {"total_bits", t->storage_bits()}});
+  }
+  for (const auto& nic : nics_)
+    if (const FlowcutTable* t = nic->flowcut_table()) out["flowcut"].push_back(flowcut_json(nic->name(), *t, nic->flowcut_counters().overflows));
+  return out;
 }
 
 std::string Simulation::summary_table() const {
@@ -449,16 +582,17 @@ std::string Simulation::summary_table() const {
 }
 
 void Simulation::write_flows_csv(std::ostream& out) const {
-  out << "id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,slowdown,ooo_packets,path_changes\n";
+  out << "id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,slowdown,ooo_packets,path_changes,flowcuts,drains,drain_ns\n";
   for (const Flow& f : flows_.flows()) {
     if (f.done()) {
       const Ps fct = f.finish - f.start;
-      out << fmt::format("{},{},{},{},{:.3f},{:.3f},{:.3f},{:.6f},{},{}\n", f.id, f.src, f.dst, f.size_bytes,
+      out << fmt::format("{},{},{},{},{:.3f},{:.3f},{:.3f},{:.6f},{},{},{},{},{:.3f}\n", f.id, f.src, f.dst, f.size_bytes,
                          ps_to_ns(f.start), ps_to_ns(f.finish), ps_to_ns(fct),
-                         static_cast<double>(fct) / static_cast<double>(ideal_fct(f)), f.ooo_packets, f.path_changes);
+                         static_cast<double>(fct) / static_cast<double>(ideal_fct(f)), f.ooo_packets, f.path_changes,
+                         f.flowcuts, f.drains, ps_to_ns(f.drain_ps));
     } else {
-      out << fmt::format("{},{},{},{},{:.3f},,,,{},{}\n", f.id, f.src, f.dst, f.size_bytes, ps_to_ns(f.start),
-                         f.ooo_packets, f.path_changes);
+      out << fmt::format("{},{},{},{},{:.3f},,,,{},{},{},{},{:.3f}\n", f.id, f.src, f.dst, f.size_bytes, ps_to_ns(f.start),
+                         f.ooo_packets, f.path_changes, f.flowcuts, f.drains, ps_to_ns(f.drain_ps));
     }
   }
 }
@@ -500,6 +634,10 @@ void Simulation::write_outputs(const std::string& dir) const {
   {
     auto f = open("ports.csv");
     write_ports_csv(f);
+  }
+  {
+    auto f = open("tables.json");
+    f << tables().dump(2) << "\n";
   }
 }
 

@@ -37,6 +37,7 @@ class Simulation {
   std::string summary_table() const;
   void write_flows_csv(std::ostream& out) const;
   void write_ports_csv(std::ostream& out) const;
+  nlohmann::json tables() const;  // tables.json: every Flowcut and flowlet table
   // Writes summary.json, flows.csv and ports.csv into `dir` (created if needed).
   void write_outputs(const std::string& dir) const;
 
@@ -76,6 +77,8 @@ class Simulation {
   };
   std::vector<std::vector<PortRef>> ports_;  // per node: its ports in order
   NicConfig nic_config_;
+  FlowcutParams flowcut_;
+  RoutingPolicy policy_ = RoutingPolicy::ecmp;
   Ps switch_latency_ps_ = 0;
   Ps end_time_ = 0;
   double wall_seconds_ = 0;

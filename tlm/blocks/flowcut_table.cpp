@@ -40,6 +40,41 @@ FlowcutTable::FlowcutTable(const FlowcutTableConfig& config) : config_(config) {
   const std::uint32_t buckets = std::min<std::uint32_t>(config.histogram_buckets, config.entries + 1);
   bucket_width_ = (config.entries + 1 + buckets - 1) / buckets;
   histogram_.assign((config.entries + bucket_width_) / bucket_width_, 0);
+  if (config.organization == FlowcutOrganization::fully_associative) {
+    free_words_.assign((config.entries + 63) / 64, 0);
+    free_summary_.assign((free_words_.size() + 63) / 64, 0);
+    for (std::uint32_t i = 0; i < config.entries; ++i) mark_free(i, true);
+    index_.reserve(config.entries);
+  }
+}
+
+void FlowcutTable::mark_free(std::uint32_t i, bool free) {
+  const std::uint32_t w = i / 64;
+  if (free) {
+    free_words_[w] |= std::uint64_t{1} << (i % 64);
+    free_summary_[w / 64] |= std::uint64_t{1} << (w % 64);
+  } else {
+    free_words_[w] &= ~(std::uint64_t{1} << (i % 64));
+    if (!free_words_[w]) free_summary_[w / 64] &= ~(std::uint64_t{1} << (w % 64));
+  }
+}
+
+std::uint32_t FlowcutTable::lowest_free() const {
+  for (std::size_t s = 0; s < free_summary_.size(); ++s)
+    if (free_summary_[s]) {
+      const std::size_t w = s * 64 + static_cast<std::size_t>(__builtin_ctzll(free_summary_[s]));
+      return static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(free_words_[w])));
+    }
+  return static_cast<std::uint32_t>(entries_.size());
+}
+
+void FlowcutTable::release(std::uint32_t i) {
+  entries_[i].valid = false;
+  --occupancy_;
+  if (config_.organization == FlowcutOrganization::fully_associative) {
+    index_.erase(entries_[i].key);
+    mark_free(i, true);
+  }
 }
 
 std::uint32_t FlowcutTable::set_of(const WideKey& key) const {
@@ -50,9 +85,9 @@ std::uint32_t FlowcutTable::set_of(const WideKey& key) const {
 std::optional<std::uint32_t> FlowcutTable::find(const WideKey& key) const {
   if (!key.fits(config_.key_bits)) throw ModelError("flowcut_table: key wider than key_bits");
   if (config_.organization == FlowcutOrganization::fully_associative) {
-    for (std::uint32_t i = 0; i < entries_.size(); ++i)
-      if (entries_[i].valid && entries_[i].key == key) return i;
-    return std::nullopt;
+    const auto it = index_.find(key);
+    if (it == index_.end()) return std::nullopt;
+    return it->second;
   }
   const std::uint32_t base = set_of(key) * config_.ways;
   for (std::uint32_t w = 0; w < config_.ways; ++w)
@@ -77,6 +112,10 @@ InsertResult FlowcutTable::insert(const WideKey& key, std::uint16_t out_port, st
   if (config_.organization == FlowcutOrganization::set_associative) {
     first = set_of(key) * config_.ways;
     count = config_.ways;
+  } else {
+    // The CAM's priority encoder: the lowest free entry.
+    first = lowest_free();
+    count = first < config_.entries ? 1 : 0;
   }
   for (std::uint32_t i = first; i < first + count; ++i) {
     if (entries_[i].valid) continue;
@@ -86,6 +125,10 @@ InsertResult FlowcutTable::insert(const WideKey& key, std::uint16_t out_port, st
     e.key = key;
     e.out_port = static_cast<std::uint16_t>(clamp_port(out_port));
     e.in_port = config_.variant == FlowcutVariant::full_switch ? static_cast<std::uint16_t>(clamp_port(in_port)) : 0;
+    if (config_.organization == FlowcutOrganization::fully_associative) {
+      index_.emplace(key, i);
+      mark_free(i, false);
+    }
     ++occupancy_;
     high_water_ = std::max(high_water_, occupancy_);
     sample();
@@ -120,20 +163,14 @@ AckResult FlowcutTable::ack_subtract(const WideKey& key, std::uint32_t bytes) {
   const bool underflow = bytes > e.inflight;
   e.inflight = underflow ? 0 : e.inflight - bytes;
   const bool deleted = e.inflight == 0;
-  if (deleted) {
-    e.valid = false;
-    --occupancy_;
-  }
+  if (deleted) release(*hit);
   sample();
   return {true, e.inflight, deleted, underflow};
 }
 
 bool FlowcutTable::erase(const WideKey& key) {
   auto hit = find(key);
-  if (hit) {
-    entries_[*hit].valid = false;
-    --occupancy_;
-  }
+  if (hit) release(*hit);
   sample();
   return hit.has_value();
 }

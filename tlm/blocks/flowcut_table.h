@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tlm/blocks/hash.h"
@@ -145,6 +146,24 @@ class FlowcutTable {
   std::optional<std::uint32_t> find(const WideKey& key) const;
   void sample();
   std::uint32_t clamp_port(std::uint32_t p) const { return p & ((1u << config_.port_bits) - 1u); }
+
+  // Fully associative only: what the CAM's parallel compare and priority encoder give in hardware, done
+  // in software with a hash index of the keys and a bitmap of free entries (two levels, lowest first),
+  // so a network-scale table costs O(1) per operation instead of a scan of every entry.
+  struct KeyHash {
+    std::size_t operator()(const WideKey& k) const {
+      std::uint64_t x = k.lo * 0x9e3779b97f4a7c15ULL ^ (k.hi + 0x632be59bd9b4e019ULL);
+      x ^= x >> 29;
+      x *= 0xbf58476d1ce4e5b9ULL;
+      return static_cast<std::size_t>(x ^ (x >> 32));
+    }
+  };
+  std::unordered_map<WideKey, std::uint32_t, KeyHash> index_;
+  std::vector<std::uint64_t> free_words_;    // bit i of word w: entry 64w+i is free
+  std::vector<std::uint64_t> free_summary_;  // bit j of word s: free_words_[64s+j] has a free entry
+  void mark_free(std::uint32_t i, bool free);
+  std::uint32_t lowest_free() const;  // entries_.size() when none
+  void release(std::uint32_t i);      // invalidates entry i and updates the index
 
   FlowcutTableConfig config_;
   std::uint32_t sets_ = 1;

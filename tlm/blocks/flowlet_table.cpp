@@ -39,6 +39,21 @@ FlowletResult FlowletTable::access(const WideKey& key, std::uint32_t port_count,
   return {e.port, true, i};
 }
 
+FlowletResult FlowletTable::access_at_sweep(const WideKey& key, std::uint32_t port_count, Rng& rng,
+                                            std::uint64_t sweeps) {
+  Entry& e = entries_[index_of(key)];
+  for (std::uint64_t k = e.swept; k < sweeps && k < e.swept + 2 && e.valid; ++k) {
+    if (e.age) {
+      e.valid = false;
+      --occupancy_;
+    } else {
+      e.age = true;
+    }
+  }
+  if (sweeps > e.swept) e.swept = sweeps;
+  return access(key, port_count, rng);
+}
+
 void FlowletTable::check() {
   for (auto& e : entries_) {
     if (!e.valid) continue;

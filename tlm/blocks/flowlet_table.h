@@ -48,6 +48,12 @@ class FlowletTable {
   FlowletResult access(const WideKey& key, std::uint32_t port_count, Rng& rng);
   // The checker sweep, every delta.
   void check();
+  // access() for a table whose checker has swept `sweeps` times since the start (floor(now / delta)):
+  // the sweeps this entry has not seen yet are applied to it first (two are enough: the first sets its
+  // age bit, the second clears its valid bit), which gives exactly what check() every delta would, at the
+  // cost of one entry instead of the whole table. A network model uses this instead of check(), so an
+  // idle switch costs nothing; occupancy() then counts entries as of their last access.
+  FlowletResult access_at_sweep(const WideKey& key, std::uint32_t port_count, Rng& rng, std::uint64_t sweeps);
 
   std::uint32_t index_of(const WideKey& key) const { return crc32_key(key, config_.key_bits) & (config_.entries - 1); }
   unsigned access_latency() const { return config_.access_latency; }
@@ -68,6 +74,7 @@ class FlowletTable {
     bool valid = false;
     bool age = false;
     WideKey last_key{};  // statistics only
+    std::uint64_t swept = 0;  // access_at_sweep: checker sweeps already applied to this entry
   };
   FlowletTableConfig config_;
   std::vector<Entry> entries_;

@@ -11,6 +11,7 @@ const char* packet_type_name(PacketType t) {
     case PacketType::pause: return "pause";
     case PacketType::resume: return "resume";
     case PacketType::order_mark: return "order_mark";
+    case PacketType::fc_ack: return "fc_ack";
   }
   return "unknown";
 }

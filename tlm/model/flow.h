@@ -42,6 +42,12 @@ struct Flow {
 
   // Routing events reported per flow (path changes: a later packet left on a new path).
   std::uint64_t path_changes = 0;
+  std::uint64_t flowcuts = 0;        // Flowcut: new flowcuts (entries) created for the flow at its ingress
+  std::uint64_t drains = 0;
+  Ps drain_ps = 0;                   // time the source held the flow paused for a drain
+  Ps paused_since = kNever;          // source side: paused by FGFC or a NIC-only drain since then
+  std::int32_t last_port = -1;       // port (or entropy) of the flow's previous flowcut / flowlet
+  bool fc_draining = false;          // NIC-only: the source NIC drains this flow
   std::uint64_t retransmits = 0;
   std::uint64_t timeouts = 0;
 };

@@ -9,7 +9,7 @@
 namespace netasic {
 
 namespace {
-enum NicEvent : std::uint32_t { kFlowStart = 1, kTxDone = 2, kReceive = 3, kTimeout = 4 };
+enum NicEvent : std::uint32_t { kFlowStart = 1, kTxDone = 2, kReceive = 3, kTimeout = 4, kFgfcExpire = 5 };
 constexpr std::uint8_t kControlVc = 0;
 constexpr std::uint8_t kDataVc = 1;
 }  // namespace
@@ -23,8 +23,23 @@ Nic::Nic(const sc_core::sc_module_name& name, Fabric& fabric, const NicConfig& c
       config_(config),
       flows_(flows),
       host_(host),
-      control_(config.control_queue_packets) {
+      control_(config.control_queue_packets),
+      rng_(0, host) {
   if (config_.mtu_bytes == 0) throw InputError("nic.mtu_bytes must be > 0");
+  if (const FlowcutParams* fc = config_.flowcut) {
+    if (fc->variant == FlowcutVariant::nic_only) {
+      FlowcutTableConfig t = fc->table;
+      t.key_bits = 32;  // the NIC keys its flows by the id it assigned
+      fc_table_ = std::make_unique<FlowcutTable>(t);
+      rtt_ = std::make_unique<RttMonitor>(*fc);
+      shadow_.assign(std::max<std::uint32_t>(1, fc->shadow_counters), 0);
+    } else {
+      FgfcCacheConfig c;
+      c.entries = fc->nic_cache_entries;
+      fgfc_cache_ = std::make_unique<FgfcCache>(c);
+      class_paused_until_.assign(8, 0);
+    }
+  }
   in.bind(fw_);
   out.bind(bw_);
 }
@@ -59,6 +74,14 @@ void Nic::on_event(std::uint32_t kind, std::uint64_t data) {
     case kTimeout:
       on_timeout(static_cast<std::uint32_t>(data));
       break;
+    case kFgfcExpire: {
+      Flow& f = flows_[static_cast<std::uint32_t>(data)];
+      if (f.paused_since != kNever && fgfc_cache_ && !fgfc_cache_->lookup(now_us(), f.hash).paused &&
+          class_paused_until_[f.tclass] <= now_us())
+        resume(f, true);
+      try_send();
+      break;
+    }
     default:
       break;
   }
@@ -81,6 +104,8 @@ void Nic::deliver(Packet* p) {
     receive_data(p);
   } else if (p->type == PacketType::ack) {
     receive_ack(p);
+  } else if (p->type == PacketType::fgfc) {
+    receive_fgfc(p);
   } else {
     fabric_.pool().put(p);
   }
@@ -135,6 +160,7 @@ void Nic::receive_data(Packet* p) {
 
 void Nic::receive_ack(Packet* p) {
   Flow& f = flows_[p->flow];
+  if (fc_table_) nic_flowcut_ack(f, p);
   const std::uint32_t psn = p->ack_psn;
   if (psn < f.packets && !f.acked[psn]) {
     f.acked[psn] = true;
@@ -162,7 +188,8 @@ Packet* Nic::next_data_packet() {
     }
     const std::uint64_t offset = std::uint64_t{f.next_psn} * config_.mtu_bytes;
     const auto payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(config_.mtu_bytes, f.size_bytes - offset));
-    if (config_.window_bytes && f.inflight_bytes + payload > config_.window_bytes && f.inflight_bytes > 0) {
+    if ((config_.window_bytes && f.inflight_bytes + payload > config_.window_bytes && f.inflight_bytes > 0) ||
+        !may_send(f, payload)) {
       ++rr_;
       ++tries;
       continue;
@@ -179,6 +206,8 @@ Packet* Nic::next_data_packet() {
     p->size_bytes = payload + config_.header_bytes;
     p->tclass = f.tclass;
     p->vc = kDataVc;
+    p->packets_left = f.packets - f.next_psn - 1;
+    if (fc_table_) nic_flowcut_send(f, p);
     p->retransmit = f.next_psn < f.sent_high ? 1 : 0;
     if (f.next_psn >= f.sent_high) f.sent_high = f.next_psn + 1;
     f.inflight_bytes += payload;
@@ -256,6 +285,147 @@ void Nic::on_timeout(std::uint32_t flow_id) {
   if (std::find(active_.begin(), active_.end(), flow_id) == active_.end()) active_.push_back(flow_id);
   arm_timer(f, now + config_.rto_ps);
   try_send();
+}
+
+// ---- Flowcut at the source NIC ----------------------------------------------------------------------------
+
+void Nic::receive_fgfc(Packet* p) {
+  ++counters_.fgfc_frames;
+  if (fgfc_cache_) {
+    FgfcFrame frame;
+    frame.flow_id = p->fgfc_flow_id;
+    frame.xoff = p->fgfc_xoff;
+    frame.period = p->fgfc_period;
+    frame.credit = p->fgfc_credit;
+    Flow& f = flows_[p->flow];
+    const std::uint64_t now = now_us();
+    switch (fgfc_cache_->apply(now, frame)) {
+      case FgfcApplyStatus::paused:
+      case FgfcApplyStatus::updated:
+        if (f.paused_since == kNever) f.paused_since = fabric_.now();
+        fabric_.schedule((now + frame.period) * kPsPerUs + 1, this, kFgfcExpire, f.id);
+        break;
+      case FgfcApplyStatus::fall_back_to_class_pause:
+        // No room to pause this flow alone: the whole class stops, as a NIC without FGFC would under PFC.
+        ++counters_.fgfc_class_fallbacks;
+        class_paused_until_[f.tclass] = std::max(class_paused_until_[f.tclass], now + frame.period);
+        if (f.paused_since == kNever) f.paused_since = fabric_.now();
+        fabric_.schedule((now + frame.period) * kPsPerUs + 1, this, kFgfcExpire, f.id);
+        break;
+      case FgfcApplyStatus::resumed:
+        resume(f, false);
+        break;
+      case FgfcApplyStatus::xon_unknown_flow:
+        // The flow was paused through its class (cache full), or its pause already expired.
+        if (class_paused_until_[f.tclass] > now) class_paused_until_[f.tclass] = now;
+        if (f.paused_since != kNever) resume(f, false);
+        break;
+    }
+  }
+  fabric_.pool().put(p);
+  try_send();
+}
+
+void Nic::resume(Flow& f, bool timeout) {
+  if (f.paused_since != kNever) {
+    f.drain_ps += fabric_.now() - f.paused_since;
+    f.paused_since = kNever;
+  }
+  if (timeout) ++counters_.fgfc_timeouts;
+}
+
+bool Nic::may_send(Flow& f, std::uint32_t payload) {
+  if (fc_table_) {
+    if (f.fc_draining) return false;
+    // Overflow policy hold: a flow without an entry waits for one.
+    if (config_.flowcut->overflow == FlowcutOverflow::hold && !fc_table_->lookup(WideKey::from_id(f.id)) &&
+        fc_table_->occupancy() == fc_table_->config().entries) {
+      return false;
+    }
+    return true;
+  }
+  if (!fgfc_cache_) return true;
+  const std::uint64_t now = now_us();
+  if (class_paused_until_[f.tclass] > now) return false;
+  const FgfcLookup lk = fgfc_cache_->lookup(now, f.hash);
+  if (!lk.paused) {
+    if (f.paused_since != kNever) resume(f, true);  // its period ran out before any XON
+    return true;
+  }
+  return lk.credit_left >= payload && fgfc_cache_->consume_credit(now, f.hash, payload);
+}
+
+void Nic::nic_flowcut_send(Flow& f, Packet* p) {
+  const WideKey key = WideKey::from_id(f.id);
+  if (const auto idx = fc_table_->lookup(key)) {
+    fc_table_->add_bytes(*idx, p->payload_bytes);
+    p->fc_tracked = 1;
+    return;
+  }
+  std::uint32_t& shadow = shadow_[f.id % shadow_.size()];
+  if (f.flowcuts > 0 && shadow == 0) {
+    // A new flowcut takes new ECMP entropy: another UDP source port (the destination restores it).
+    f.key.src_port = static_cast<std::uint16_t>(49152 + rng_.below(16384));
+    const auto bytes = f.key.bytes();
+    f.hash = crc32(bytes.data(), bytes.size());
+    ++f.path_changes;
+    ++fc_counters_.path_changes;
+    p->key = f.key;
+    p->flow_hash = f.hash;
+  }
+  const InsertResult r = fc_table_->insert(key, static_cast<std::uint16_t>(f.key.src_port & 0xff), 0);
+  if (r.status == InsertStatus::ok) {
+    fc_table_->add_bytes(r.index, p->payload_bytes);
+    p->fc_tracked = 1;
+    ++f.flowcuts;
+    ++fc_counters_.flowcuts;
+    return;
+  }
+  ++fc_counters_.overflows;
+  ++fc_counters_.untracked_packets;
+  shadow += p->payload_bytes;
+}
+
+void Nic::nic_flowcut_ack(Flow& f, const Packet* ack) {
+  const FlowcutParams& fc = *config_.flowcut;
+  if (!(ack->fc_tracked & 1u)) {
+    std::uint32_t& shadow = shadow_[f.id % shadow_.size()];
+    shadow -= std::min(shadow, ack->ack_bytes);
+    return;
+  }
+  const WideKey key = WideKey::from_id(f.id);
+  const auto idx = fc_table_->lookup(key);
+  if (!idx) {
+    ++fc_counters_.acks_unmatched;
+    return;
+  }
+  const FlowcutEntry e = fc_table_->read(*idx);
+  if (!f.fc_draining && e.inflight > ack->ack_bytes) {
+    const Ps rtt = fabric_.now() - ack->echo_ts;
+    const Ps term = out_link_->serialization(ack->ack_bytes + config_.header_bytes) * std::max<unsigned>(1, ack->echo_hops);
+    const RttMonitor::Update u =
+        rtt_->update(rtt > term ? rtt - term : 1, ack->echo_hops, e.rtt_avg, e.last_rtt, e.rtt_diff_avg, e.last_rtt == 0);
+    fc_table_->set_rtt(*idx, u.avg, u.last, u.diff_avg);
+    if (u.drain && (fc.min_packets_left == 0 || f.packets - f.next_psn >= fc.min_packets_left) && f.next_psn < f.packets) {
+      fc_table_->set_drain(*idx, true);
+      f.fc_draining = true;
+      f.paused_since = fabric_.now();
+      ++f.drains;
+      ++fc_counters_.drains;
+    }
+  }
+  const AckResult r = fc_table_->ack_subtract(key, ack->ack_bytes);
+  const bool early = !r.deleted && f.fc_draining && fc.early_resume_packets > 0 &&
+                     r.remaining <= std::uint64_t{fc.early_resume_packets} * config_.mtu_bytes;
+  if (early) {
+    fc_table_->erase(key);
+    ++fc_counters_.early_resumes;
+  }
+  if ((r.deleted || early) && f.fc_draining) {
+    f.fc_draining = false;
+    ++fc_counters_.drains_completed;
+    resume(f, false);
+  }
 }
 
 }  // namespace netasic

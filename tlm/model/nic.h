@@ -11,9 +11,14 @@
 
 #include <boost/circular_buffer.hpp>
 
+#include <memory>
 #include <vector>
 
+#include "tlm/blocks/fgfc.h"
+#include "tlm/blocks/flowcut_table.h"
+#include "tlm/common/rng.h"
 #include "tlm/model/fabric.h"
+#include "tlm/model/flowcut.h"
 #include "tlm/model/flow.h"
 #include "tlm/model/link.h"
 #include "tlm/model/tlm_ports.h"
@@ -28,6 +33,7 @@ struct NicConfig {
   Ps latency_ps = 0;                 // receive processing before an ACK leaves
   Ps rto_ps = 0;                     // 0 = no retransmission timer (lossless fabrics)
   std::uint32_t control_queue_packets = 1024;
+  const FlowcutParams* flowcut = nullptr;  // set with routing.policy flowcut (any variant)
 };
 
 struct NicCounters {
@@ -41,6 +47,9 @@ struct NicCounters {
   std::uint64_t duplicates = 0;
   std::uint64_t control_dropped = 0;       // control queue full (counted, never silent)
   std::uint32_t max_ooo_degree = 0;
+  std::uint64_t fgfc_frames = 0;           // FGFC frames received
+  std::uint64_t fgfc_class_fallbacks = 0;  // frames that found the paused-flow cache full: class paused
+  std::uint64_t fgfc_timeouts = 0;         // paused flows that resumed on their period, without XON
 };
 
 class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
@@ -56,6 +65,9 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   void add_flow(std::uint32_t flow_id);
 
   const NicCounters& counters() const { return counters_; }
+  const FlowcutTable* flowcut_table() const { return fc_table_.get(); }
+  const FlowcutCounters& flowcut_counters() const { return fc_counters_; }
+  const FgfcCache* fgfc_cache() const { return fgfc_cache_.get(); }
   std::uint32_t host() const { return host_; }
 
   void on_event(std::uint32_t kind, std::uint64_t data) override;
@@ -74,6 +86,12 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   Packet* next_data_packet();
   void arm_timer(Flow& f, Ps at);
   void on_timeout(std::uint32_t flow_id);
+  void receive_fgfc(Packet* p);
+  bool may_send(Flow& f, std::uint32_t payload);  // FGFC pause / credit, NIC-only drain and hold
+  void resume(Flow& f, bool timeout);
+  void nic_flowcut_send(Flow& f, Packet* p);
+  void nic_flowcut_ack(Flow& f, const Packet* ack);
+  std::uint64_t now_us() const { return fabric_.now() / kPsPerUs; }
 
   Fabric& fabric_;
   NicConfig config_;
@@ -88,6 +106,14 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   Ps tx_free_at_ = 0;
   bool tx_pending_ = false;
   NicCounters counters_;
+  // Flowcut: the FGFC paused-flow cache (switch variants), or the flow table (NIC-only variant).
+  std::unique_ptr<FgfcCache> fgfc_cache_;
+  std::vector<std::uint64_t> class_paused_until_;  // per traffic class, microseconds (cache fallback)
+  std::unique_ptr<FlowcutTable> fc_table_;
+  std::unique_ptr<RttMonitor> rtt_;
+  std::vector<std::uint32_t> shadow_;
+  FlowcutCounters fc_counters_;
+  Rng rng_;
 };
 
 }  // namespace netasic

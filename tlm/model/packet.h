@@ -18,6 +18,7 @@ enum class PacketType : std::uint8_t {
   pause,    // per-flow or per-class pause frame
   resume,
   order_mark,
+  fc_ack,   // Flowcut: egress switch to the flow's ingress (or every tracking switch), control priority
 };
 const char* packet_type_name(PacketType t);
 inline bool is_control(PacketType t) { return t != PacketType::data; }
@@ -54,6 +55,21 @@ struct Packet {
   std::uint32_t ack_bytes = 0;
   Ps echo_ts = 0;
   std::uint8_t echo_hops = 0;
+  std::uint32_t in_size = 0;  // size when it entered the current switch (credits return this much)
+  // Flowcut.
+  Ps t_ingress = 0;                  // timestamp the ingress switch adds (echoed in the Flowcut ACK)
+  std::uint32_t packets_left = 0;    // the NIC marks how many packets of the flow follow this one
+  std::uint8_t fc_stamped = 0;       // carries the ingress timestamp header (timestamp_bytes extra)
+  std::uint8_t path_len = 0;         // switches crossed; path_in[i] = input port at the i-th switch
+  std::uint8_t ack_pos = 0;          // Flowcut ACK: index of the switch it goes to next in path_in
+  std::uint16_t fc_tracked = 0;      // bit i: the i-th switch counted this packet in its table
+  static constexpr int kMaxPath = 16;
+  std::uint8_t path_in[kMaxPath] = {};
+  // FGFC frame fields (type fgfc).
+  std::uint32_t fgfc_flow_id = 0;
+  std::uint32_t fgfc_credit = 0;
+  std::uint16_t fgfc_period = 0;     // microseconds; 0 = XON
+  std::uint8_t fgfc_xoff = 0;
 };
 
 class PacketPool {

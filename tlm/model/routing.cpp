@@ -9,13 +9,13 @@
 namespace netasic {
 
 namespace {
-constexpr const char* kPolicyNames[] = {"ecmp", "spray", "adaptive", "minimal", "valiant", "ugal"};
+constexpr const char* kPolicyNames[] = {"ecmp", "spray", "adaptive", "minimal", "valiant", "ugal", "flowcut", "letflow"};
 }
 
 RoutingPolicy parse_routing_policy(const std::string& name) {
-  for (int i = 0; i < 6; ++i)
+  for (std::size_t i = 0; i < std::size(kPolicyNames); ++i)
     if (name == kPolicyNames[i]) return static_cast<RoutingPolicy>(i);
-  throw InputError(fmt::format("unknown routing policy '{}': accepted ecmp, spray, adaptive, minimal, valiant, ugal", name));
+  throw InputError(fmt::format("unknown routing policy '{}': accepted {}", name, fmt::join(kPolicyNames, ", ")));
 }
 const char* routing_policy_name(RoutingPolicy p) { return kPolicyNames[static_cast<int>(p)]; }
 std::vector<std::string> routing_policy_names() { return {std::begin(kPolicyNames), std::end(kPolicyNames)}; }

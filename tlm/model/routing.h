@@ -17,6 +17,8 @@ enum class RoutingPolicy : std::uint8_t {
   minimal,   // dragonfly: minimal path (hash among equal-cost candidates)
   valiant,   // dragonfly: via a random intermediate group
   ugal,      // dragonfly: minimal or Valiant, chosen at the source switch from local backlog (UGAL-L)
+  flowcut,   // Flowcut switching (flowcut.variant): a flow changes path only with nothing in flight
+  letflow,   // LetFlow flowlet switching: a new flowlet takes a uniformly random next hop
 };
 RoutingPolicy parse_routing_policy(const std::string& name);  // InputError on unknown names
 const char* routing_policy_name(RoutingPolicy p);

@@ -9,7 +9,7 @@
 namespace netasic {
 
 namespace {
-enum SwitchEvent : std::uint32_t { kArrive = 1, kTxDone = 2 };
+enum SwitchEvent : std::uint32_t { kArrive = 1, kTxDone = 2, kFgfcPoll = 3 };
 
 inline std::uint32_t mix32(std::uint32_t x) {
   x ^= x >> 16;
@@ -72,6 +72,17 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
   const std::uint32_t rows = (radix + config_.ports_per_tile * config_.tile_columns - 1) /
                              (config_.ports_per_tile * config_.tile_columns);
   column_busy_.assign(std::size_t{rows} * radix, 0);
+  if (config_.lossless == false) queued_bytes_.assign(std::size_t{radix} * config_.egress_queues, 0);
+  if (config_.flowcut) {
+    fc_table_ = std::make_unique<FlowcutTable>(config_.flowcut->table);
+    rtt_ = std::make_unique<RttMonitor>(*config_.flowcut);
+    FgfcGeneratorConfig g;
+    g.gap = config_.flowcut->fgfc_gap_cycles;
+    fgfc_ = std::make_unique<FgfcGenerator>(g);
+    shadow_.assign(std::max<std::uint32_t>(1, config_.flowcut->shadow_counters), 0);
+    local_control_.reserve(radix);
+    for (std::uint16_t p = 0; p < radix; ++p) local_control_.emplace_back(config_.control_queue_packets);
+  }
 }
 
 void Switch::attach(std::uint16_t port, Link* in_link, Link* out_link) {
@@ -84,6 +95,7 @@ void Switch::receive(std::uint16_t i, tlm::tlm_generic_payload& payload, sc_core
   Packet* p = packet_of(payload);
   p->in_port = i;
   p->in_vc = p->vc;
+  p->in_size = p->size_bytes;
   const std::size_t k = std::size_t{i} * config_.vcs + p->vc;
   in_fill_[k] += p->size_bytes;
   if (in_fill_[k] > max_in_fill_[k]) max_in_fill_[k] = in_fill_[k];
@@ -103,6 +115,9 @@ void Switch::on_event(std::uint32_t kind, std::uint64_t data) {
     const auto o = static_cast<std::uint16_t>(data);
     out_ports_[o].tx_pending = false;
     try_transmit(o);
+  } else if (kind == kFgfcPoll) {
+    fgfc_poll_pending_ = false;
+    emit_fgfc_frames();
   }
 }
 
@@ -112,21 +127,44 @@ void Switch::on_credit(std::uint16_t port) {
 }
 
 void Switch::arrive(Packet* p) {
-  const std::uint16_t o = route(p);
+  if (p->type == PacketType::fc_ack && config_.flowcut && flowcut_ack(p)) return;
+  if (config_.flowcut && p->type == PacketType::data) {
+    // Record the path (full switch: ACKs retrace it) and add or strip the ingress timestamp header.
+    if (p->path_len < Packet::kMaxPath) p->path_in[p->path_len] = static_cast<std::uint8_t>(p->in_port);
+    ++p->path_len;
+    const std::uint32_t dst_switch = routing_.host_switch(p->dst_host);
+    if (at_ingress(p) && dst_switch != id_) {
+      p->t_ingress = fabric_.now();
+      p->fc_stamped = 1;
+      p->size_bytes += config_.flowcut->timestamp_bytes;
+    } else if (dst_switch == id_ && p->fc_stamped) {
+      p->size_bytes -= config_.flowcut->timestamp_bytes;
+    }
+  }
+  std::uint16_t o;
+  if (p->type == PacketType::fc_ack && config_.flowcut && config_.flowcut->variant == FlowcutVariant::full_switch) {
+    o = p->path_in[p->ack_pos + 1];  // retrace: out of the port the data came in by
+    p->vc = 0;
+  } else {
+    o = route(p);
+  }
+  if (o == kHeld) return;  // waits in the input buffer until a Flowcut entry frees (retry_held)
+  enqueue(p, o);
+}
+
+void Switch::enqueue(Packet* p, std::uint16_t o) {
   p->out_port = o;
   if (!config_.lossless) {
     // Drop-tail: the output's queue for this class (VOQ share plus egress) is full.
-    const std::uint32_t q = egress_queue_of(p);
-    std::uint64_t queued = egress_bytes_[std::size_t{o} * config_.egress_queues + q];
-    for (std::uint16_t i = 0; i < config_.radix; ++i)
-      for (Packet* x = voq(i, o, p->vc).head; x; x = x->next) queued += x->size_bytes;
-    if (queued + p->size_bytes > config_.egress_queue_bytes) {
+    const std::size_t q = std::size_t{o} * config_.egress_queues + egress_queue_of(p);
+    if (queued_bytes_[q] + p->size_bytes > config_.egress_queue_bytes) {
       ++counters_.packets_dropped;
-      in_fill_[std::size_t{p->in_port} * config_.vcs + p->in_vc] -= p->size_bytes;
-      in_ports_[p->in_port].link->return_credits(p->in_vc, p->size_bytes);
+      in_fill_[std::size_t{p->in_port} * config_.vcs + p->in_vc] -= p->in_size;
+      in_ports_[p->in_port].link->return_credits(p->in_vc, p->in_size);
       fabric_.pool().put(p);
       return;
     }
+    queued_bytes_[q] += p->size_bytes;
   }
   Fifo& f = voq(p->in_port, o, p->vc);
   const bool was_empty = f.head == nullptr;
@@ -173,9 +211,17 @@ std::uint16_t Switch::route(Packet* p) {
   std::uint32_t n = 0;
   if (dst_switch == id_) {
     o = routing_.host_port(p->dst_host);
-  } else if (!routing_.has_groups() || p->type != PacketType::data) {
+  } else if (!routing_.has_groups() || p->type != PacketType::data || config_.policy == RoutingPolicy::flowcut ||
+             config_.policy == RoutingPolicy::letflow) {
     const std::uint16_t* c = routing_.next_hops(id_, dst_switch, n);
-    o = pick(c, n, p);
+    if (p->type == PacketType::data && fc_table_ && tracks(p, dst_switch)) {
+      o = flowcut_choose(p, c, n);
+      if (o == kHeld) return kHeld;
+    } else if (p->type == PacketType::data && config_.policy == RoutingPolicy::letflow && n > 1) {
+      o = letflow_choose(p, c, n);
+    } else {
+      o = pick(c, n, p);
+    }
   } else {
     // Dragonfly. Decide Valiant/UGAL at the first switch (the packet came from its host).
     const std::uint32_t my_group = routing_.group_of(id_);
@@ -205,13 +251,17 @@ std::uint16_t Switch::route(Packet* p) {
                                                         : routing_.next_hops(id_, dst_switch, n);
     o = config_.policy == RoutingPolicy::ugal ? least_loaded(c, n) : c[mix32(p->flow_hash ^ hash_salt_) % n];
   }
+  assign_vc(p, o);
+  return o;
+}
+
+void Switch::assign_vc(Packet* p, std::uint16_t o) {
   if (p->type == PacketType::data) {
     p->vc = static_cast<std::uint8_t>(1 + std::min<int>(p->global_hops, config_.vcs - 2));
     if (routing_.is_global_port(id_, o)) ++p->global_hops;
   } else {
     p->vc = 0;
   }
-  return o;
 }
 
 void Switch::try_grant(std::uint16_t o) {
@@ -231,6 +281,26 @@ void Switch::try_grant(std::uint16_t o) {
     // Control VC first, then data VCs from the last stage down (packets nearest their destination first).
     for (int step = 0; step < vcs && !granted; ++step) {
       const auto vc = static_cast<std::uint8_t>(step == 0 ? 0 : vcs - step);
+      if (vc == 0 && !local_control_.empty() && !local_control_[o].empty()) {
+        // Frames this switch generated (Flowcut ACKs, FGFC) go first: they hold no input buffer.
+        Packet* c = local_control_[o].front();
+        const std::size_t eq = base;
+        if (egress_bytes_[eq] + c->size_bytes <= config_.egress_queue_bytes && !egress_[eq].full() &&
+            link->has_credit(0, c->size_bytes)) {
+          local_control_[o].pop_front();
+          link->take_credits(0, c->size_bytes);
+          c->t_ready = on_clock(fabric_.now() + xbar_ps_);
+          c->t_tail = 0;
+          egress_[eq].push_back(c);
+          egress_bytes_[eq] += c->size_bytes;
+          op.backlog += c->size_bytes;
+          op.max_backlog = std::max(op.max_backlog, op.backlog);
+          if (!config_.lossless) queued_bytes_[eq] += c->size_bytes;
+          ++op.egress_packets;
+          granted = true;
+          continue;
+        }
+      }
       std::uint64_t mask = request_mask_[std::size_t{o} * vcs + vc];
       if (!mask) continue;
       if (vc != 0) {
@@ -261,9 +331,9 @@ void Switch::try_grant(std::uint16_t o) {
           op.rr_input = static_cast<std::uint16_t>(i + 1);
           link->take_credits(vc, p->size_bytes);
           // The packet leaves the input buffer: its credit goes back upstream.
-          in_fill_[std::size_t{i} * vcs + p->in_vc] -= p->size_bytes;
+          in_fill_[std::size_t{i} * vcs + p->in_vc] -= p->in_size;
           InPort& ip = in_ports_[i];
-          if (ip.link) ip.link->return_credits(p->in_vc, p->size_bytes);
+          if (ip.link) ip.link->return_credits(p->in_vc, p->in_size);
           // Row bus of the input and the column channel from the input's row to the output.
           const Ps now = fabric_.now();
           const std::size_t col = std::size_t{ip.row} * config_.radix + o;
@@ -295,24 +365,44 @@ void Switch::try_transmit(std::uint16_t o) {
     return;
   }
   const std::size_t base = std::size_t{o} * config_.egress_queues;
-  std::uint32_t q = 0;
-  if (egress_[base].empty()) {
-    // Data queues round-robin, starting after the last one served.
+  // A packet counts as eligible once it is through the crossbar (t_ready). Control goes first, then the
+  // data queues round-robin, among eligible heads; only when no head is eligible does the link commit
+  // to the head that gets through first (so an idle port never waits for one packet while another is
+  // ready, and a lone packet costs no extra event).
+  std::uint32_t q = kNoQueue, earliest = kNoQueue;
+  Ps earliest_ready = kNever;
+  auto consider = [&](std::uint32_t c) {
+    if (egress_[base + c].empty()) return false;
+    const Ps ready = egress_[base + c].front()->t_ready;
+    if (ready <= now) {
+      q = c;
+      return true;
+    }
+    if (ready < earliest_ready) {
+      earliest_ready = ready;
+      earliest = c;
+    }
+    return false;
+  };
+  if (!consider(0)) {
     std::uint32_t c = op.rr_queue;
     for (std::uint32_t k = 0; k < data_queues_; ++k) {
       c = c >= data_queues_ ? 1 : c + 1;
-      if (!egress_[base + c].empty()) {
-        q = c;
-        break;
-      }
+      if (consider(c)) break;
     }
-    op.rr_queue = static_cast<std::uint16_t>(q);
   }
+  if (q == kNoQueue) q = earliest;
+  if (q != 0) op.rr_queue = static_cast<std::uint16_t>(q);
   Packet* p = egress_[base + q].front();
   egress_[base + q].pop_front();
   egress_bytes_[base + q] -= p->size_bytes;
+  if (!config_.lossless) queued_bytes_[base + q] -= p->size_bytes;
   --op.egress_packets;
   op.backlog -= p->size_bytes;
+  // The egress switch acknowledges each timestamped packet as it leaves for the host: from here on its
+  // order can no longer change.
+  if (p->fc_stamped && p->type == PacketType::data && config_.flowcut && routing_.peer(id_, o) == RoutingTable::kHost)
+    make_flowcut_ack(p);
   Link* link = op.link;
   const Ps ser = link->serialization(p->size_bytes);
   // Cut-through: start once the packet is at the egress, and never so early that the tail would overrun.
@@ -330,6 +420,275 @@ void Switch::try_transmit(std::uint16_t o) {
     op.tx_pending = true;
     fabric_.schedule(op.tx_free_at, this, kTxDone, o);
   }
+}
+
+// ---- Flowcut -------------------------------------------------------------------------------------------
+
+bool Switch::tracks(const Packet* p, std::uint32_t dst_switch) const {
+  if (dst_switch == id_ || p->path_len > Packet::kMaxPath) return false;
+  return config_.flowcut->variant == FlowcutVariant::full_switch || at_ingress(p);
+}
+
+std::uint16_t Switch::flowcut_choose(Packet* p, const std::uint16_t* ports, std::uint32_t n) {
+  const FlowcutParams& fc = *config_.flowcut;
+  const WideKey key = WideKey::from_flow(p->key);
+  const unsigned hop = p->path_len - 1;
+  if (const auto idx = fc_table_->lookup(key)) {
+    fc_table_->add_bytes(*idx, p->payload_bytes);
+    p->fc_tracked |= static_cast<std::uint16_t>(1u << hop);
+    return fc_table_->read(*idx).out_port;
+  }
+  if (fc.overflow == FlowcutOverflow::hold) {
+    // A flow with a packet already waiting waits behind it, whatever the table says now.
+    for (const Packet* h : held_)
+      if (h->key == p->key) {
+        held_.push_back(p);
+        ++fc_counters_.held_packets;
+        return kHeld;
+      }
+  }
+  // A new flowcut: the least-loaded candidate, unless untracked bytes of this hash may still be in flight
+  // on the flow's ECMP path, which it must then keep.
+  std::uint32_t& shadow = shadow_[p->flow_hash % shadow_.size()];
+  const std::uint16_t ecmp = pick(ports, n, p);
+  const std::uint16_t o = shadow ? ecmp : least_loaded(ports, n);
+  const InsertResult r = fc_table_->insert(key, o, p->in_port);
+  if (r.status == InsertStatus::ok) {
+    fc_table_->add_bytes(r.index, p->payload_bytes);
+    p->fc_tracked |= static_cast<std::uint16_t>(1u << hop);
+    ++fc_counters_.flowcuts;
+    if (at_ingress(p) && flows_) {
+      Flow& f = (*flows_)[p->flow];
+      ++f.flowcuts;
+      if (f.last_port >= 0 && f.last_port != o) {
+        ++f.path_changes;
+        ++fc_counters_.path_changes;
+      }
+      f.last_port = o;
+    }
+    return o;
+  }
+  ++fc_counters_.overflows;
+  if (fc.overflow == FlowcutOverflow::hold) {
+    held_.push_back(p);
+    ++fc_counters_.held_packets;
+    return kHeld;
+  }
+  shadow += p->payload_bytes;
+  ++fc_counters_.untracked_packets;
+  return ecmp;
+}
+
+void Switch::retry_held() {
+  while (!held_.empty()) {
+    Packet* p = held_.front();
+    const std::uint32_t dst_switch = routing_.host_switch(p->dst_host);
+    std::uint32_t n = 0;
+    const std::uint16_t* c = routing_.next_hops(id_, dst_switch, n);
+    const WideKey key = WideKey::from_flow(p->key);
+    if (!fc_table_->lookup(key) && fc_table_->occupancy() == fc_table_->config().entries) return;
+    held_.pop_front();
+    // Not through flowcut_choose's own hold check: this packet is the oldest of its flow.
+    std::uint32_t& shadow = shadow_[p->flow_hash % shadow_.size()];
+    const unsigned hop = p->path_len - 1;
+    std::uint16_t o;
+    if (const auto idx = fc_table_->lookup(key)) {
+      fc_table_->add_bytes(*idx, p->payload_bytes);
+      o = fc_table_->read(*idx).out_port;
+    } else {
+      o = shadow ? pick(c, n, p) : least_loaded(c, n);
+      const InsertResult r = fc_table_->insert(key, o, p->in_port);
+      if (r.status != InsertStatus::ok) {  // its set is full: keep waiting, in order
+        held_.push_front(p);
+        return;
+      }
+      fc_table_->add_bytes(r.index, p->payload_bytes);
+      ++fc_counters_.flowcuts;
+      if (at_ingress(p) && flows_) {
+        Flow& f = (*flows_)[p->flow];
+        ++f.flowcuts;
+        if (f.last_port >= 0 && f.last_port != o) ++f.path_changes, ++fc_counters_.path_changes;
+        f.last_port = o;
+      }
+    }
+    p->fc_tracked |= static_cast<std::uint16_t>(1u << hop);
+    assign_vc(p, o);
+    enqueue(p, o);
+  }
+}
+
+void Switch::make_flowcut_ack(const Packet* p) {
+  const FlowcutParams& fc = *config_.flowcut;
+  if (p->path_len > Packet::kMaxPath || p->path_len < 2) return;
+  Packet* a = fabric_.pool().get();
+  a->type = PacketType::fc_ack;
+  a->flow = p->flow;
+  a->key = p->key;
+  a->flow_hash = p->flow_hash ^ 0x5bd1e995u;
+  a->src_host = p->dst_host;
+  a->dst_host = p->src_host;
+  a->size_bytes = fc.ack_bytes;
+  a->ack_bytes = p->payload_bytes;
+  a->ack_psn = p->psn;
+  a->echo_ts = p->t_ingress;
+  a->echo_hops = static_cast<std::uint8_t>(p->path_len - 1);  // switch-to-switch links
+  a->packets_left = p->packets_left;
+  a->fc_tracked = p->fc_tracked;
+  a->path_len = p->path_len;
+  std::copy(std::begin(p->path_in), std::end(p->path_in), std::begin(a->path_in));
+  a->vc = 0;
+  ++fc_counters_.acks_generated;
+  if (fc.variant == FlowcutVariant::full_switch) {
+    a->ack_pos = static_cast<std::uint8_t>(p->path_len - 2);  // the switch before this one
+    inject_control(a, p->in_port);
+  } else {
+    a->in_port = p->in_port;
+    inject_control(a, route(a));
+  }
+}
+
+bool Switch::flowcut_ack(Packet* a) {
+  const bool full = config_.flowcut->variant == FlowcutVariant::full_switch;
+  bool consumed;
+  if (full) {
+    const unsigned j = a->ack_pos;
+    flowcut_ack_at_table(a, (a->fc_tracked >> j) & 1u, j == 0);
+    consumed = j == 0;
+    if (!consumed) a->ack_pos = static_cast<std::uint8_t>(j - 1);
+  } else {
+    consumed = routing_.host_switch(a->dst_host) == id_;
+    if (consumed) flowcut_ack_at_table(a, a->fc_tracked & 1u, true);
+  }
+  if (consumed) {
+    in_fill_[std::size_t{a->in_port} * config_.vcs + a->in_vc] -= a->in_size;
+    in_ports_[a->in_port].link->return_credits(a->in_vc, a->in_size);
+    fabric_.pool().put(a);
+  }
+  return consumed;
+}
+
+void Switch::flowcut_ack_at_table(Packet* a, bool tracked, bool ingress) {
+  const FlowcutParams& fc = *config_.flowcut;
+  if (!tracked) {
+    std::uint32_t& shadow = shadow_[(a->flow_hash ^ 0x5bd1e995u) % shadow_.size()];
+    shadow -= std::min(shadow, a->ack_bytes);
+    return;
+  }
+  const WideKey key = WideKey::from_flow(a->key);
+  const auto idx = fc_table_->lookup(key);
+  if (!idx) {
+    ++fc_counters_.acks_unmatched;  // its entry was released early (early resume)
+    return;
+  }
+  const FlowcutEntry e = fc_table_->read(*idx);
+  bool draining = e.draining;
+  if (ingress && !draining && e.inflight > a->ack_bytes) {
+    // RTT of this packet, less its transmission term (size x hops / rate), normalized per hop count.
+    const Ps rtt = fabric_.now() - a->echo_ts;
+    const Link* out_link = out_ports_[e.out_port].link;
+    const Ps term = out_link->serialization(a->ack_bytes + fc.data_header_bytes + fc.timestamp_bytes) *
+                    std::max<unsigned>(1, a->echo_hops);
+    const RttMonitor::Update u =
+        rtt_->update(rtt > term ? rtt - term : 1, a->echo_hops, e.rtt_avg, e.last_rtt, e.rtt_diff_avg, e.last_rtt == 0);
+    fc_table_->set_rtt(*idx, u.avg, u.last, u.diff_avg);
+    if (u.drain && (fc.min_packets_left == 0 || a->packets_left >= fc.min_packets_left)) {
+      fc_table_->set_drain(*idx, true);
+      draining = true;
+      ++fc_counters_.drains;
+      if (flows_) ++(*flows_)[a->flow].drains;
+      send_fgfc(a->dst_host, a->flow_hash ^ 0x5bd1e995u, true, a->flow);
+    }
+  }
+  const AckResult r = fc_table_->ack_subtract(key, a->ack_bytes);
+  if (r.deleted) {
+    if (draining) {
+      ++fc_counters_.drains_completed;
+      send_fgfc(a->dst_host, a->flow_hash ^ 0x5bd1e995u, false, a->flow);
+    }
+    retry_held();
+  } else if (draining && fc.early_resume_packets > 0 &&
+             r.remaining <= std::uint64_t{fc.early_resume_packets} * (config_.max_packet_bytes)) {
+    // Early resume: release the entry with at most k packets in flight (out-of-order degree <= k).
+    fc_table_->erase(key);
+    ++fc_counters_.early_resumes;
+    ++fc_counters_.drains_completed;
+    send_fgfc(a->dst_host, a->flow_hash ^ 0x5bd1e995u, false, a->flow);
+    retry_held();
+  }
+}
+
+void Switch::send_fgfc(std::uint32_t host, std::uint32_t flow_id, bool xoff, std::uint32_t flow) {
+  const FlowcutParams& fc = *config_.flowcut;
+  const std::uint64_t cycle = fabric_.now() / clock_ps_;
+  FgfcFrame frame;
+  frame.flow_id = flow_id;
+  frame.xoff = xoff;
+  frame.period = xoff ? static_cast<std::uint16_t>(std::min<Ps>(65535, std::max<Ps>(1, fc.pause_period_ps / kPsPerUs))) : 0;
+  frame.credit = xoff && fc.xoff_with_credit ? fc.xoff_credit_bytes : 0;
+  const FgfcRequestStatus st = fgfc_->request(cycle, frame);
+  if (st == FgfcRequestStatus::full) {
+    // No slot in the frame generator: counted; the source's pause period bounds the harm of a lost XON.
+    ++fc_counters_.control_overflows;
+    return;
+  }
+  if (st == FgfcRequestStatus::coalesced) ++fc_counters_.fgfc_coalesced;
+  fgfc_dest_[flow_id] = {host, flow};
+  emit_fgfc_frames();
+}
+
+void Switch::emit_fgfc_frames() {
+  const std::uint64_t cycle = fabric_.now() / clock_ps_;
+  while (auto frame = fgfc_->next_frame(cycle)) {
+    const auto dest = fgfc_dest_[frame->flow_id];
+    Packet* f = fabric_.pool().get();
+    f->type = PacketType::fgfc;
+    f->src_host = dest.first;
+    f->dst_host = dest.first;
+    f->flow = dest.second;
+    f->size_bytes = 64;
+    f->fgfc_flow_id = frame->flow_id;
+    f->fgfc_xoff = frame->xoff;
+    f->fgfc_period = frame->period;
+    f->fgfc_credit = frame->credit;
+    f->vc = 0;
+    if (!frame->xoff) ++fc_counters_.xon_frames;
+    else if (frame->credit) ++fc_counters_.xoff_credit_frames;
+    else ++fc_counters_.xoff_frames;
+    inject_control(f, routing_.host_port(dest.first));
+  }
+  if (const auto due = fgfc_->next_due(cycle); due && !fgfc_poll_pending_) {
+    fgfc_poll_pending_ = true;
+    fabric_.schedule(*due * clock_ps_, this, kFgfcPoll);
+  }
+}
+
+void Switch::inject_control(Packet* p, std::uint16_t o) {
+  if (local_control_[o].full()) {
+    ++fc_counters_.control_overflows;
+    fabric_.pool().put(p);
+    return;
+  }
+  p->in_port = o;
+  p->in_size = 0;
+  local_control_[o].push_back(p);
+  try_grant(o);
+  try_transmit(o);
+}
+
+// ---- LetFlow --------------------------------------------------------------------------------------------
+
+std::uint16_t Switch::letflow_choose(Packet* p, const std::uint16_t* ports, std::uint32_t n) {
+  if (!letflow_) letflow_ = std::make_unique<FlowletTable>(config_.letflow_table);
+  const std::uint64_t sweeps = fabric_.now() / config_.letflow_delta_ps;
+  const FlowletResult r = letflow_->access_at_sweep(WideKey::from_flow(p->key), n, rng_, sweeps);
+  // Colliding flows share an entry, and their candidate lists may differ in length.
+  const std::uint16_t o = ports[r.port % n];
+  if (r.new_flowlet && flows_ && at_ingress(p)) {
+    Flow& f = (*flows_)[p->flow];
+    if (f.last_port >= 0 && f.last_port != o) ++f.path_changes;
+    f.last_port = o;
+  }
+  return o;
 }
 
 }  // namespace netasic

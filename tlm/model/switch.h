@@ -13,10 +13,16 @@
 
 #include <boost/circular_buffer.hpp>
 
+#include <deque>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
+#include "tlm/blocks/fgfc.h"
+#include "tlm/blocks/flowlet_table.h"
 #include "tlm/common/rng.h"
+#include "tlm/model/flow.h"
+#include "tlm/model/flowcut.h"
 #include "tlm/model/fabric.h"
 #include "tlm/model/link.h"
 #include "tlm/model/routing.h"
@@ -41,6 +47,10 @@ struct SwitchConfig {
   std::vector<std::uint32_t> vc_buffer_bytes;  // input buffer per VC (credits advertised upstream)
   double ugal_bias_bytes = 0;                  // UGAL: extra backlog the non-minimal path must beat
   std::uint32_t max_packet_bytes = 4160;       // largest data packet (MTU + header): one egress slot
+  const FlowcutParams* flowcut = nullptr;      // Flowcut in the switch (full_switch or ingress_only)
+  FlowletTableConfig letflow_table{};
+  Ps letflow_delta_ps = 50 * kPsPerUs;         // LetFlow checker period (flowlet timeout delta..2 delta)
+  std::uint32_t control_queue_packets = 256;   // frames the switch itself generates, per output
 };
 
 struct SwitchCounters {
@@ -71,8 +81,14 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   void on_event(std::uint32_t kind, std::uint64_t data) override;
   void on_credit(std::uint16_t port) override;
 
+  void set_flows(FlowTable* flows) { flows_ = flows; }
+  const FlowcutTable* flowcut_table() const { return fc_table_.get(); }
+  const FlowletTable* flowlet_table() const { return letflow_.get(); }
+  const FlowcutCounters& flowcut_counters() const { return fc_counters_; }
+
  private:
   static constexpr std::uint32_t kMinPacketBytes = 64;
+  static constexpr std::uint32_t kNoQueue = 0xffffffffu;
   struct Fifo {
     Packet* head = nullptr;
     Packet* tail = nullptr;
@@ -95,7 +111,22 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   std::vector<std::unique_ptr<PortTarget<Switch>>> fw_;
   NoBackwardPath bw_;
   void arrive(Packet* p);
+  void enqueue(Packet* p, std::uint16_t o);
   std::uint16_t route(Packet* p);
+  void assign_vc(Packet* p, std::uint16_t o);
+  static constexpr std::uint16_t kHeld = 0xffff;
+  // Flowcut.
+  bool tracks(const Packet* p, std::uint32_t dst_switch) const;
+  std::uint16_t flowcut_choose(Packet* p, const std::uint16_t* ports, std::uint32_t n);
+  bool flowcut_ack(Packet* a);  // true when consumed here
+  void flowcut_ack_at_table(Packet* a, bool tracked, bool at_ingress);
+  void make_flowcut_ack(const Packet* p);
+  void send_fgfc(std::uint32_t host, std::uint32_t flow_id, bool xoff, std::uint32_t flow);
+  void emit_fgfc_frames();
+  void retry_held();
+  void inject_control(Packet* p, std::uint16_t o);
+  bool at_ingress(const Packet* p) const { return routing_.peer(id_, p->in_port) == RoutingTable::kHost; }
+  std::uint16_t letflow_choose(Packet* p, const std::uint16_t* ports, std::uint32_t n);
   std::uint16_t pick(const std::uint16_t* ports, std::uint32_t n, const Packet* p);
   std::uint16_t least_loaded(const std::uint16_t* ports, std::uint32_t n);
   std::uint64_t load(std::uint16_t o) const { return out_ports_[o].backlog; }
@@ -149,6 +180,19 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   std::vector<std::uint64_t> egress_bytes_;
   std::vector<std::uint64_t> in_fill_, max_in_fill_;  // [i * vcs + vc]
   std::vector<Ps> column_busy_;                       // [row * radix + o]
+  std::vector<std::uint64_t> queued_bytes_;           // lossy: [o * egress_queues + q] VOQ + egress bytes
+
+  FlowTable* flows_ = nullptr;
+  std::unique_ptr<FlowcutTable> fc_table_;
+  std::unique_ptr<RttMonitor> rtt_;
+  std::unique_ptr<FgfcGenerator> fgfc_;
+  std::unordered_map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> fgfc_dest_;  // flow id -> host, flow
+  bool fgfc_poll_pending_ = false;
+  std::vector<std::uint32_t> shadow_;  // untracked in-flight bytes by flow hash
+  std::deque<Packet*> held_;
+  std::vector<boost::circular_buffer<Packet*>> local_control_;  // per output: frames generated here
+  FlowcutCounters fc_counters_;
+  std::unique_ptr<FlowletTable> letflow_;
   SwitchCounters counters_;
 };
 

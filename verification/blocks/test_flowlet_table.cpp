@@ -104,3 +104,33 @@ TEST(FlowletTable, RandomAgainstReference) {
 
 }  // namespace
 }  // namespace netasic
+
+namespace netasic {
+namespace {
+
+// access_at_sweep must give exactly what a check() every delta gives.
+TEST(FlowletTableLazy, MatchesPeriodicCheckerSweeps) {
+  FlowletTableConfig c;
+  c.entries = 16;
+  c.key_bits = 32;
+  FlowletTable eager(c), lazy(c);
+  Rng r1(9, 1), r2(9, 1), keys(9, 2);
+  std::uint64_t sweeps = 0;
+  for (int step = 0; step < 20000; ++step) {
+    if (keys.below(4) == 0) {  // a checker sweep happens
+      eager.check();
+      ++sweeps;
+      continue;
+    }
+    const WideKey k = WideKey::from_id(static_cast<std::uint32_t>(keys.below(40)));
+    const FlowletResult a = eager.access(k, 8, r1);
+    const FlowletResult b = lazy.access_at_sweep(k, 8, r2, sweeps);
+    ASSERT_EQ(a.port, b.port) << "step " << step;
+    ASSERT_EQ(a.new_flowlet, b.new_flowlet) << "step " << step;
+  }
+  EXPECT_EQ(eager.flowlets(), lazy.flowlets());
+  EXPECT_GT(eager.flowlets(), 100u);
+}
+
+}  // namespace
+}  // namespace netasic

@@ -62,7 +62,8 @@ TEST(Cli, DefaultScenarioPrintsSummaryAndWritesOutputs) {
   EXPECT_EQ(j["flows"]["completed"], 128);
   EXPECT_EQ(j["scenario"]["topology"]["fat_tree"]["k"], 8);
   const std::string csv = slurp(std::filesystem::path(dir) / "flows.csv");
-  EXPECT_EQ(csv.substr(0, csv.find('\n')), "id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,slowdown,ooo_packets,path_changes");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,slowdown,ooo_packets,path_changes,flowcuts,drains,drain_ns");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 129);
 }
 
@@ -94,7 +95,7 @@ TEST(Cli, KeysListsEveryKeyWithItsAllowedValues) {
   const Result r = netasic_cmd("keys");
   ASSERT_EQ(r.status, 0);
   EXPECT_EQ(static_cast<std::size_t>(std::count(r.output.begin(), r.output.end(), '\n')), scenario_keys().size());
-  EXPECT_NE(r.output.find("routing.policy\tchoice\t-\tecmp\tone of: ecmp, spray, adaptive, minimal, valiant, ugal"),
+  EXPECT_NE(r.output.find("routing.policy\tchoice\t-\tecmp\tone of: ecmp, spray, adaptive, minimal, valiant, ugal, flowcut, letflow"),
             std::string::npos);
   EXPECT_NE(r.output.find("link.rate_gbps\tnumber\tGb/s\t200\t"), std::string::npos);
 }
