@@ -67,6 +67,9 @@ std::vector<KeyDef> build_keys() {
       N("failures.degraded_fraction", "", "0", 0, 1,
         "Fraction of switch-to-switch links degraded (chosen from the seed)."),
       N("failures.degraded_factor", "", "0.1", 1e-6, 1, "Rate of a degraded link as a fraction of its nominal rate."),
+      N("failures.flowcut_ack_loss", "", "0", 0, 1,
+        "Fault injection: probability that an egress switch's Flowcut ACK is lost (its entry then never "
+        "drains to zero; a paused source resumes at its pause period)."),
       // Switch.
       N("switch.latency_ns", "ns", "350", 1, 1e6, "Zero-load port-to-port latency (head in to head out)."),
       N("switch.ingress_latency_ns", "ns", "100", 0, 1e6,

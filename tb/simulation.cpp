@@ -151,6 +151,7 @@ void Simulation::elaborate() {
     flowcut_.early_resume_packets = static_cast<std::uint32_t>(s.integer("flowcut.early_resume_packets"));
     flowcut_.nic_cache_entries = static_cast<std::uint32_t>(s.integer("flowcut.nic_cache_entries"));
     flowcut_.fgfc_gap_cycles = static_cast<std::uint32_t>(s.integer("flowcut.fgfc_gap_cycles"));
+    flowcut_.ack_loss = s.number("failures.flowcut_ack_loss");
     // Reject impossible tables now, naming the keys (the block model checks the same).
     if (flowcut_.table.organization == FlowcutOrganization::set_associative) {
       const auto sets = flowcut_.table.entries / flowcut_.table.ways;
@@ -159,6 +160,16 @@ void Simulation::elaborate() {
                                      "(the number of sets)",
                                      flowcut_.table.entries, flowcut_.table.ways));
     }
+  }
+  if (policy == RoutingPolicy::flowcut && flowcut_.variant == FlowcutVariant::full_switch) {
+    // Full-switch ACKs retrace the data path recorded in the packet: at most Packet::kMaxPath switches.
+    std::uint32_t diameter = 0;
+    for (std::uint32_t a = 0; a < t.switches(); ++a)
+      for (std::uint32_t b = 0; b < t.switches(); ++b) diameter = std::max<std::uint32_t>(diameter, routing_->distance(a, b));
+    if (diameter + 3 > static_cast<std::uint32_t>(Packet::kMaxPath))
+      throw InputError(fmt::format("flowcut.variant = full_switch: paths of up to {} switches exceed the {} a "
+                                   "Flowcut ACK can retrace; use ingress_only or nic_only",
+                                   diameter + 3, Packet::kMaxPath));
   }
   std::uint8_t vcs = 2;
   if (!t.group_of.empty())
@@ -258,7 +269,7 @@ void Simulation::elaborate() {
 
   // NICs and flows.
   for (std::uint32_t h = 0; h < t.hosts(); ++h)
-    nics_.push_back(std::make_unique<Nic>(fmt::format("nic{}", h).c_str(), *fabric_, nic_config_, flows_, h));
+    nics_.push_back(std::make_unique<Nic>(fmt::format("nic{}", h).c_str(), *fabric_, nic_config_, flows_, h, seed));
 
   // Bind sockets: the sender's initiator to the link's target, the link's initiator to the receiver.
   for (std::uint32_t n = 0; n < t.nodes; ++n) {
@@ -415,6 +426,7 @@ nlohmann::json Simulation::summary() const {
     n.data_packets_received += c.data_packets_received;
     n.payload_delivered += c.payload_delivered;
     n.ooo_packets += c.ooo_packets;
+    n.late_packets += c.late_packets;
     n.duplicates += c.duplicates;
     n.control_dropped += c.control_dropped;
     n.max_ooo_degree = std::max(n.max_ooo_degree, c.max_ooo_degree);
@@ -435,7 +447,8 @@ nlohmann::json Simulation::summary() const {
                   {"ooo_fraction", n.data_packets_received
                                        ? static_cast<double>(n.ooo_packets) / static_cast<double>(n.data_packets_received)
                                        : 0.0},
-                  {"max_ooo_degree", n.max_ooo_degree}};
+                  {"max_ooo_degree", n.max_ooo_degree},
+                  {"late", n.late_packets}};
   j["packets"]["timeouts"] = timeouts;
   j["bytes"] = {{"injected", n.data_payload_sent}, {"delivered", n.payload_delivered}};
 
@@ -491,6 +504,7 @@ nlohmann::json Simulation::summary() const {
                     {"drain_fraction_of_fct", fct_ps > 0 ? drain_ps / fct_ps : 0.0},
                     {"acks", c.acks_generated},
                     {"acks_unmatched", c.acks_unmatched},
+                    {"acks_lost", c.acks_lost},
                     {"fgfc_frames", {{"xoff", c.xoff_frames}, {"xoff_credit", c.xoff_credit_frames}, {"xon", c.xon_frames},
                                      {"coalesced", c.fgfc_coalesced}, {"received_by_nics", fgfc_frames},
                                      {"class_pause_fallbacks", fallbacks}, {"resumed_on_period_expiry", nic_timeouts}}},

@@ -38,7 +38,7 @@ class EventTarget {
   virtual void on_event(std::uint32_t kind, std::uint64_t data) = 0;
 };
 
-// A 4-ary min-heap of events (used for the far future and, as a binary heap, for the current bucket).
+// A 4-ary min-heap of events (for the far future and for the bucket being run).
 class EventHeap {
  public:
   void push(const Event& e) {

@@ -35,6 +35,8 @@ struct Flow {
   std::vector<bool> received;
   std::uint64_t delivered_bytes = 0;
   std::uint64_t ooo_packets = 0;
+  std::uint64_t late_packets = 0;    // arrived after a higher PSN of the flow
+  std::uint32_t highest_psn = 0;     // highest PSN received + 1
   std::uint32_t max_ooo_degree = 0;
   std::uint64_t duplicates = 0;
   Ps finish = kNever;

@@ -44,6 +44,7 @@ void FlowcutCounters::add(const FlowcutCounters& o) {
   xoff_credit_frames += o.xoff_credit_frames;
   xon_frames += o.xon_frames;
   fgfc_coalesced += o.fgfc_coalesced;
+  acks_lost += o.acks_lost;
   control_overflows += o.control_overflows;
 }
 

@@ -50,6 +50,7 @@ struct FlowcutParams {
   std::uint32_t early_resume_packets = 0;  // XON with at most this many packets in flight (k; 0 = strict)
   std::uint32_t nic_cache_entries = 16;
   std::uint32_t fgfc_gap_cycles = 64;  // at most one FGFC frame per flow per gap (switch clock)
+  double ack_loss = 0;                 // fault injection: probability a Flowcut ACK is lost
 };
 
 // Minimum RTT per hop count (global to its owner, as the paper keeps it) and the per-flow averages, in
@@ -83,6 +84,7 @@ struct FlowcutCounters {
   std::uint64_t acks_unmatched = 0;  // ACK for a flow with no entry (counted against a shadow counter)
   std::uint64_t xoff_frames = 0, xoff_credit_frames = 0, xon_frames = 0;
   std::uint64_t fgfc_coalesced = 0;
+  std::uint64_t acks_lost = 0;       // fault injection
   std::uint64_t control_overflows = 0;  // generated control frames that found their queue full (dropped, counted)
   void add(const FlowcutCounters& o);
 };

@@ -15,7 +15,7 @@ constexpr std::uint8_t kDataVc = 1;
 }  // namespace
 
 Nic::Nic(const sc_core::sc_module_name& name, Fabric& fabric, const NicConfig& config, FlowTable& flows,
-         std::uint32_t host)
+         std::uint32_t host, std::uint64_t seed)
     : sc_core::sc_module(name),
       out("out"),
       in("in"),
@@ -24,7 +24,7 @@ Nic::Nic(const sc_core::sc_module_name& name, Fabric& fabric, const NicConfig& c
       flows_(flows),
       host_(host),
       control_(config.control_queue_packets),
-      rng_(0, host) {
+      rng_(seed, 0x4E49430000000000ULL + host) {
   if (config_.mtu_bytes == 0) throw InputError("nic.mtu_bytes must be > 0");
   if (const FlowcutParams* fc = config_.flowcut) {
     if (fc->variant == FlowcutVariant::nic_only) {
@@ -33,6 +33,7 @@ Nic::Nic(const sc_core::sc_module_name& name, Fabric& fabric, const NicConfig& c
       fc_table_ = std::make_unique<FlowcutTable>(t);
       rtt_ = std::make_unique<RttMonitor>(*fc);
       shadow_.assign(std::max<std::uint32_t>(1, fc->shadow_counters), 0);
+      fc_epoch_.assign(t.entries, 0);
     } else {
       FgfcCacheConfig c;
       c.entries = fc->nic_cache_entries;
@@ -126,6 +127,11 @@ void Nic::receive_data(Packet* p) {
       f.max_ooo_degree = std::max(f.max_ooo_degree, degree);
       counters_.max_ooo_degree = std::max(counters_.max_ooo_degree, degree);
     }
+    if (psn + 1 < f.highest_psn) {
+      ++f.late_packets;
+      ++counters_.late_packets;
+    }
+    f.highest_psn = std::max(f.highest_psn, psn + 1);
     f.received[psn] = true;
     f.delivered_bytes += p->payload_bytes;
     counters_.payload_delivered += p->payload_bytes;
@@ -209,6 +215,10 @@ Packet* Nic::next_data_packet() {
     p->packets_left = f.packets - f.next_psn - 1;
     if (fc_table_) nic_flowcut_send(f, p);
     p->retransmit = f.next_psn < f.sent_high ? 1 : 0;
+    if (p->retransmit) {
+      ++f.retransmits;
+      ++counters_.resent_packets;
+    }
     if (f.next_psn >= f.sent_high) f.sent_high = f.next_psn + 1;
     f.inflight_bytes += payload;
     ++f.next_psn;
@@ -242,7 +252,7 @@ void Nic::try_send() {
   }
   if (!p) return;
   transmit(p, std::max(now, out_link_->free_at()));
-  if (!control_.empty() || !active_.empty()) {
+  if ((!control_.empty() || !active_.empty()) && !tx_pending_) {
     tx_pending_ = true;
     fabric_.schedule(tx_free_at_, this, kTxDone);
   }
@@ -276,9 +286,6 @@ void Nic::on_timeout(std::uint32_t flow_id) {
   ++f.timeouts;
   std::uint32_t first = 0;
   while (first < f.packets && f.acked[first]) ++first;
-  const std::uint32_t rewind = f.next_psn > first ? f.next_psn - first : 0;
-  f.retransmits += rewind;
-  counters_.resent_packets += rewind;
   f.next_psn = first;
   f.inflight_bytes = 0;
   f.last_ack = now;
@@ -360,6 +367,7 @@ void Nic::nic_flowcut_send(Flow& f, Packet* p) {
   if (const auto idx = fc_table_->lookup(key)) {
     fc_table_->add_bytes(*idx, p->payload_bytes);
     p->fc_tracked = 1;
+    p->fc_epoch = fc_epoch_[*idx];
     return;
   }
   std::uint32_t& shadow = shadow_[f.id % shadow_.size()];
@@ -377,6 +385,8 @@ void Nic::nic_flowcut_send(Flow& f, Packet* p) {
   if (r.status == InsertStatus::ok) {
     fc_table_->add_bytes(r.index, p->payload_bytes);
     p->fc_tracked = 1;
+    fc_epoch_[r.index] = ++next_epoch_;
+    p->fc_epoch = fc_epoch_[r.index];
     ++f.flowcuts;
     ++fc_counters_.flowcuts;
     return;
@@ -395,8 +405,8 @@ void Nic::nic_flowcut_ack(Flow& f, const Packet* ack) {
   }
   const WideKey key = WideKey::from_id(f.id);
   const auto idx = fc_table_->lookup(key);
-  if (!idx) {
-    ++fc_counters_.acks_unmatched;
+  if (!idx || fc_epoch_[*idx] != ack->fc_epoch) {
+    ++fc_counters_.acks_unmatched;  // its flowcut's entry was released early (early resume)
     return;
   }
   const FlowcutEntry e = fc_table_->read(*idx);

@@ -39,11 +39,12 @@ struct NicConfig {
 struct NicCounters {
   std::uint64_t data_packets_sent = 0;     // including resends
   std::uint64_t data_payload_sent = 0;     // payload bytes, including resends
-  std::uint64_t resent_packets = 0;
+  std::uint64_t resent_packets = 0;        // data packets put on the wire again
   std::uint64_t control_packets_sent = 0;
   std::uint64_t data_packets_received = 0;
   std::uint64_t payload_delivered = 0;     // unique payload bytes received
   std::uint64_t ooo_packets = 0;
+  std::uint64_t late_packets = 0;
   std::uint64_t duplicates = 0;
   std::uint64_t control_dropped = 0;       // control queue full (counted, never silent)
   std::uint32_t max_ooo_degree = 0;
@@ -58,7 +59,7 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   TargetSocket in;
 
   Nic(const sc_core::sc_module_name& name, Fabric& fabric, const NicConfig& config, FlowTable& flows,
-      std::uint32_t host);
+      std::uint32_t host, std::uint64_t seed);
 
   void attach(Link* in_link, Link* out_link);
   // Registers a flow this NIC sends; it starts at flow.start.
@@ -112,6 +113,8 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   std::unique_ptr<FlowcutTable> fc_table_;
   std::unique_ptr<RttMonitor> rtt_;
   std::vector<std::uint32_t> shadow_;
+  std::vector<std::uint32_t> fc_epoch_;  // per entry: see Switch (early resume)
+  std::uint32_t next_epoch_ = 0;
   FlowcutCounters fc_counters_;
   Rng rng_;
 };

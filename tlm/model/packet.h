@@ -63,6 +63,7 @@ struct Packet {
   std::uint8_t path_len = 0;         // switches crossed; path_in[i] = input port at the i-th switch
   std::uint8_t ack_pos = 0;          // Flowcut ACK: index of the switch it goes to next in path_in
   std::uint16_t fc_tracked = 0;      // bit i: the i-th switch counted this packet in its table
+  std::uint32_t fc_epoch = 0;        // which flowcut of its flow the ingress counted it in (early resume)
   static constexpr int kMaxPath = 16;
   std::uint8_t path_in[kMaxPath] = {};
   // FGFC frame fields (type fgfc).

@@ -81,17 +81,28 @@ RoutingTable::RoutingTable(std::vector<std::vector<std::uint32_t>> port_peer, st
       }
     }
   }
+  // Next hops toward group g by the canonical dragonfly route: a global link straight into g, else a
+  // local hop to a switch of the same group that has one (never through a third group).
+  std::vector<std::uint8_t> links_to(std::size_t{n_} * groups_, 0);  // switch s has a global link into g
+  for (std::uint32_t s = 0; s < n_; ++s)
+    for (std::uint32_t v : port_peer_[s])
+      if (v < n_ && group_of_[v] != group_of_[s]) links_to[std::size_t{s} * groups_ + group_of_[v]] = 1;
   gnh_offset_.assign(std::size_t{n_} * groups_ + 1, 0);
   for (std::uint32_t s = 0; s < n_; ++s) {
     for (std::uint32_t g = 0; g < groups_; ++g) {
       const std::size_t k = std::size_t{s} * groups_ + g;
       gnh_offset_[k] = static_cast<std::uint32_t>(gnh_ports_.size());
-      const std::uint16_t ds = distance_to_group(s, g);
-      if (ds == 0 || ds == kUnreachable) continue;
+      if (group_of_[s] == g) continue;
+      const bool direct = links_to[std::size_t{s} * groups_ + g];
       for (std::size_t p = 0; p < port_peer_[s].size(); ++p) {
         const std::uint32_t v = port_peer_[s][p];
-        if (v < n_ && distance_to_group(v, g) + 1 == ds) gnh_ports_.push_back(static_cast<std::uint16_t>(p));
+        if (v >= n_) continue;
+        const bool ok = direct ? group_of_[v] == g
+                               : group_of_[v] == group_of_[s] && links_to[std::size_t{v} * groups_ + g];
+        if (ok) gnh_ports_.push_back(static_cast<std::uint16_t>(p));
       }
+      // Hops to reach g this way: 1 with a direct link, 2 through a neighbour, more only if neither exists.
+      if (gnh_offset_[k] != gnh_ports_.size()) gdist_[std::size_t{g} * n_ + s] = direct ? 1 : 2;
     }
   }
   gnh_offset_.back() = static_cast<std::uint32_t>(gnh_ports_.size());

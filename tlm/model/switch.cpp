@@ -80,6 +80,7 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
     g.gap = config_.flowcut->fgfc_gap_cycles;
     fgfc_ = std::make_unique<FgfcGenerator>(g);
     shadow_.assign(std::max<std::uint32_t>(1, config_.flowcut->shadow_counters), 0);
+    fc_epoch_.assign(config_.flowcut->table.entries, 0);
     local_control_.reserve(radix);
     for (std::uint16_t p = 0; p < radix; ++p) local_control_.emplace_back(config_.control_queue_packets);
   }
@@ -207,49 +208,55 @@ std::uint16_t Switch::pick(const std::uint16_t* ports, std::uint32_t n, const Pa
 
 std::uint16_t Switch::route(Packet* p) {
   const std::uint32_t dst_switch = routing_.host_switch(p->dst_host);
-  std::uint16_t o;
-  std::uint32_t n = 0;
   if (dst_switch == id_) {
-    o = routing_.host_port(p->dst_host);
-  } else if (!routing_.has_groups() || p->type != PacketType::data || config_.policy == RoutingPolicy::flowcut ||
-             config_.policy == RoutingPolicy::letflow) {
-    const std::uint16_t* c = routing_.next_hops(id_, dst_switch, n);
-    if (p->type == PacketType::data && fc_table_ && tracks(p, dst_switch)) {
-      o = flowcut_choose(p, c, n);
-      if (o == kHeld) return kHeld;
-    } else if (p->type == PacketType::data && config_.policy == RoutingPolicy::letflow && n > 1) {
-      o = letflow_choose(p, c, n);
-    } else {
-      o = pick(c, n, p);
+    const std::uint16_t o = routing_.host_port(p->dst_host);
+    assign_vc(p, o);
+    return o;
+  }
+  const bool data = p->type == PacketType::data;
+  const bool groups = routing_.has_groups();
+  const std::uint32_t my_group = groups ? routing_.group_of(id_) : 0;
+  const std::uint32_t dst_group = groups ? routing_.group_of(dst_switch) : 0;
+  // Dragonfly Valiant / UGAL: decided once, at the first switch (the packet came from its host).
+  if (data && groups && my_group != dst_group && routing_.groups() > 2 && p->global_hops == 0 && at_ingress(p) &&
+      (config_.policy == RoutingPolicy::valiant || config_.policy == RoutingPolicy::ugal)) {
+    std::uint32_t g = static_cast<std::uint32_t>(rng_.below(routing_.groups() - 2));
+    for (std::uint32_t skip : {std::min(my_group, dst_group), std::max(my_group, dst_group)})
+      if (g >= skip) ++g;
+    bool go_valiant = config_.policy == RoutingPolicy::valiant;
+    if (!go_valiant) {
+      std::uint32_t nm = 0, nv = 0;
+      const std::uint16_t* cm = routing_.next_hops_to_group(id_, dst_group, nm);
+      const std::uint16_t* cv = routing_.next_hops_to_group(id_, g, nv);
+      const std::uint16_t pm = least_loaded(cm, nm);
+      const std::uint16_t pv = least_loaded(cv, nv);
+      // Hops to the destination group, and via g (to g, then at most local + global into the destination).
+      const double hm = routing_.distance_to_group(id_, dst_group);
+      const double hv = routing_.distance_to_group(id_, g) + 2.0;
+      go_valiant = static_cast<double>(load(pm)) * hm > static_cast<double>(load(pv)) * hv + config_.ugal_bias_bytes;
     }
+    if (go_valiant) p->via_group = g;
+  }
+  if (p->via_group != kNoSwitch && groups && my_group == p->via_group) p->via_group = kNoSwitch;
+  // Candidates: minimal next hops; on a dragonfly, toward the target group by the canonical route (its
+  // global link, or a local hop to a switch that has one), so a minimal path crosses one global link and
+  // a Valiant path two: the VC that counts global hops then keeps the fabric deadlock-free.
+  std::uint32_t n = 0;
+  const std::uint16_t* c;
+  if (groups && p->via_group != kNoSwitch) c = routing_.next_hops_to_group(id_, p->via_group, n);
+  else if (groups && my_group != dst_group) c = routing_.next_hops_to_group(id_, dst_group, n);
+  else c = routing_.next_hops(id_, dst_switch, n);
+  if (n == 0) throw ModelError(fmt::format("{}: no route toward switch {}", name(), dst_switch));
+  std::uint16_t o;
+  if (data && fc_table_ && tracks(p, dst_switch)) {
+    o = flowcut_choose(p, c, n);
+    if (o == kHeld) return kHeld;
+  } else if (data && config_.policy == RoutingPolicy::letflow && n > 1) {
+    o = letflow_choose(p, c, n);
+  } else if (data && config_.policy == RoutingPolicy::ugal) {
+    o = least_loaded(c, n);
   } else {
-    // Dragonfly. Decide Valiant/UGAL at the first switch (the packet came from its host).
-    const std::uint32_t my_group = routing_.group_of(id_);
-    const std::uint32_t dst_group = routing_.group_of(dst_switch);
-    const bool at_source = p->global_hops == 0 && routing_.peer(id_, p->in_port) == RoutingTable::kHost;
-    if (at_source && my_group != dst_group && routing_.groups() > 2 &&
-        (config_.policy == RoutingPolicy::valiant || config_.policy == RoutingPolicy::ugal)) {
-      std::uint32_t g = static_cast<std::uint32_t>(rng_.below(routing_.groups() - 2));
-      for (std::uint32_t skip : {std::min(my_group, dst_group), std::max(my_group, dst_group)})
-        if (g >= skip) ++g;
-      bool go_valiant = config_.policy == RoutingPolicy::valiant;
-      if (!go_valiant) {
-        std::uint32_t nm = 0, nv = 0;
-        const std::uint16_t* cm = routing_.next_hops(id_, dst_switch, nm);
-        const std::uint16_t* cv = routing_.next_hops_to_group(id_, g, nv);
-        const std::uint16_t pm = least_loaded(cm, nm);
-        const std::uint16_t pv = least_loaded(cv, nv);
-        const double hm = routing_.distance(id_, dst_switch);
-        // Non-minimal hop count: reach group g, then at most local + global + local to the destination.
-        const double hv = routing_.distance_to_group(id_, g) + 3.0;
-        go_valiant = static_cast<double>(load(pm)) * hm > static_cast<double>(load(pv)) * hv + config_.ugal_bias_bytes;
-      }
-      if (go_valiant) p->via_group = g;
-    }
-    if (p->via_group != kNoSwitch && my_group == p->via_group) p->via_group = kNoSwitch;
-    const std::uint16_t* c = p->via_group != kNoSwitch ? routing_.next_hops_to_group(id_, p->via_group, n)
-                                                        : routing_.next_hops(id_, dst_switch, n);
-    o = config_.policy == RoutingPolicy::ugal ? least_loaded(c, n) : c[mix32(p->flow_hash ^ hash_salt_) % n];
+    o = pick(c, n, p);
   }
   assign_vc(p, o);
   return o;
@@ -314,7 +321,8 @@ void Switch::try_grant(std::uint16_t o) {
       // Round-robin: inputs at or after the last granted one first.
       const unsigned start = op.rr_input;
       const std::uint64_t hi = start >= 64 ? 0 : mask & (~std::uint64_t{0} << start);
-      for (int pass = 0; pass < 2 && !granted; ++pass) {
+      bool vc_blocked = false;  // no downstream credit for this VC's head: no input on it can go
+      for (int pass = 0; pass < 2 && !granted && !vc_blocked; ++pass) {
         std::uint64_t m = pass == 0 ? hi : mask & ~hi;
         while (m) {
           const auto i = static_cast<std::uint16_t>(__builtin_ctzll(m));
@@ -325,7 +333,10 @@ void Switch::try_grant(std::uint16_t o) {
           if (vc == 0 ? egress_bytes_[eq] + p->size_bytes > config_.egress_queue_bytes || egress_[eq].full()
                       : !data_slot_free(eq))
             continue;
-          if (!link->has_credit(vc, p->size_bytes)) break;
+          if (!link->has_credit(vc, p->size_bytes)) {
+            vc_blocked = true;
+            break;
+          }
           f.pop();
           if (!f.head) request_mask_[std::size_t{o} * vcs + vc] &= ~(std::uint64_t{1} << i);
           op.rr_input = static_cast<std::uint16_t>(i + 1);
@@ -433,19 +444,19 @@ std::uint16_t Switch::flowcut_choose(Packet* p, const std::uint16_t* ports, std:
   const FlowcutParams& fc = *config_.flowcut;
   const WideKey key = WideKey::from_flow(p->key);
   const unsigned hop = p->path_len - 1;
+  // A flow with a packet already waiting waits behind it, even if it has an entry again by now (released
+  // ahead of it from the same queue): held packets leave strictly in arrival order.
+  for (const Packet* h : held_)
+    if (h->key == p->key) {
+      held_.push_back(p);
+      ++fc_counters_.held_packets;
+      return kHeld;
+    }
   if (const auto idx = fc_table_->lookup(key)) {
     fc_table_->add_bytes(*idx, p->payload_bytes);
     p->fc_tracked |= static_cast<std::uint16_t>(1u << hop);
+    if (hop == 0) p->fc_epoch = fc_epoch_[*idx];
     return fc_table_->read(*idx).out_port;
-  }
-  if (fc.overflow == FlowcutOverflow::hold) {
-    // A flow with a packet already waiting waits behind it, whatever the table says now.
-    for (const Packet* h : held_)
-      if (h->key == p->key) {
-        held_.push_back(p);
-        ++fc_counters_.held_packets;
-        return kHeld;
-      }
   }
   // A new flowcut: the least-loaded candidate, unless untracked bytes of this hash may still be in flight
   // on the flow's ECMP path, which it must then keep.
@@ -456,6 +467,8 @@ std::uint16_t Switch::flowcut_choose(Packet* p, const std::uint16_t* ports, std:
   if (r.status == InsertStatus::ok) {
     fc_table_->add_bytes(r.index, p->payload_bytes);
     p->fc_tracked |= static_cast<std::uint16_t>(1u << hop);
+    fc_epoch_[r.index] = ++next_epoch_;
+    if (hop == 0) p->fc_epoch = fc_epoch_[r.index];
     ++fc_counters_.flowcuts;
     if (at_ingress(p) && flows_) {
       Flow& f = (*flows_)[p->flow];
@@ -469,7 +482,10 @@ std::uint16_t Switch::flowcut_choose(Packet* p, const std::uint16_t* ports, std:
     return o;
   }
   ++fc_counters_.overflows;
-  if (fc.overflow == FlowcutOverflow::hold) {
+  // Hold only at the ingress: there a held packet keeps only its own host's input buffer. Holding deeper
+  // in the fabric (full switch) can close a hold-and-wait cycle, where one switch's held packets keep the
+  // buffer that flows tracked by another switch need in order to drain; there the packet goes untracked.
+  if (fc.overflow == FlowcutOverflow::hold && hop == 0) {
     held_.push_back(p);
     ++fc_counters_.held_packets;
     return kHeld;
@@ -495,6 +511,7 @@ void Switch::retry_held() {
     if (const auto idx = fc_table_->lookup(key)) {
       fc_table_->add_bytes(*idx, p->payload_bytes);
       o = fc_table_->read(*idx).out_port;
+      if (hop == 0) p->fc_epoch = fc_epoch_[*idx];
     } else {
       o = shadow ? pick(c, n, p) : least_loaded(c, n);
       const InsertResult r = fc_table_->insert(key, o, p->in_port);
@@ -503,6 +520,8 @@ void Switch::retry_held() {
         return;
       }
       fc_table_->add_bytes(r.index, p->payload_bytes);
+      fc_epoch_[r.index] = ++next_epoch_;
+      if (hop == 0) p->fc_epoch = fc_epoch_[r.index];
       ++fc_counters_.flowcuts;
       if (at_ingress(p) && flows_) {
         Flow& f = (*flows_)[p->flow];
@@ -519,7 +538,12 @@ void Switch::retry_held() {
 
 void Switch::make_flowcut_ack(const Packet* p) {
   const FlowcutParams& fc = *config_.flowcut;
-  if (p->path_len > Packet::kMaxPath || p->path_len < 2) return;
+  // Full switch retraces the recorded path (at most kMaxPath switches, checked when the fabric is built).
+  if (p->path_len < 2 || (fc.variant == FlowcutVariant::full_switch && p->path_len > Packet::kMaxPath)) return;
+  if (fc.ack_loss > 0 && rng_.uniform() < fc.ack_loss) {
+    ++fc_counters_.acks_lost;
+    return;
+  }
   Packet* a = fabric_.pool().get();
   a->type = PacketType::fc_ack;
   a->flow = p->flow;
@@ -534,6 +558,7 @@ void Switch::make_flowcut_ack(const Packet* p) {
   a->echo_hops = static_cast<std::uint8_t>(p->path_len - 1);  // switch-to-switch links
   a->packets_left = p->packets_left;
   a->fc_tracked = p->fc_tracked;
+  a->fc_epoch = p->fc_epoch;
   a->path_len = p->path_len;
   std::copy(std::begin(p->path_in), std::end(p->path_in), std::begin(a->path_in));
   a->vc = 0;
@@ -576,8 +601,8 @@ void Switch::flowcut_ack_at_table(Packet* a, bool tracked, bool ingress) {
   }
   const WideKey key = WideKey::from_flow(a->key);
   const auto idx = fc_table_->lookup(key);
-  if (!idx) {
-    ++fc_counters_.acks_unmatched;  // its entry was released early (early resume)
+  if (!idx || (ingress && fc_epoch_[*idx] != a->fc_epoch)) {
+    ++fc_counters_.acks_unmatched;  // its flowcut's entry was released early (early resume)
     return;
   }
   const FlowcutEntry e = fc_table_->read(*idx);

@@ -4,8 +4,8 @@
 //   -> row bus of the input, tile crossbar, column channel (busy-until resources, no events)
 //   -> per-port egress queues (control strictly first, data classes round-robin) -> link.
 // Zero-load port-to-port latency (head in to head out) is `latency_ps`; ingress takes `ingress_ps` of it.
-// Events per packet-hop: one arrival, at most one transmit-done (only when something waits), and the
-// credit return on the upstream link.
+// Events per packet-hop: one arrival and at most one transmit-done (only when something waits); credit
+// returns cost an event only when the upstream sender is waiting for them.
 #pragma once
 
 #include <systemc>
@@ -189,6 +189,10 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   std::unordered_map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> fgfc_dest_;  // flow id -> host, flow
   bool fgfc_poll_pending_ = false;
   std::vector<std::uint32_t> shadow_;  // untracked in-flight bytes by flow hash
+  // Early resume releases an entry with packets still in flight; their ACKs must not be taken off the
+  // flow's next entry. Each ingress entry gets an epoch, packets carry it and ACKs echo it.
+  std::vector<std::uint32_t> fc_epoch_;
+  std::uint32_t next_epoch_ = 0;
   std::deque<Packet*> held_;
   std::vector<boost::circular_buffer<Packet*>> local_control_;  // per output: frames generated here
   FlowcutCounters fc_counters_;

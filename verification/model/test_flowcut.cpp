@@ -1,0 +1,155 @@
+// Flowcut's in-order scoreboard (De Sensi et al.): on a loaded fat tree with degraded links, where
+// spraying and flowlets reorder, every Flowcut variant delivers every packet in order, also with a full
+// table (both overflow policies), drain storms, lost ACKs and hashed tables; early resume bounds the late
+// packets; the table reports the paper's per-flow state.
+#include <gtest/gtest.h>
+
+#include "verification/common/run_helpers.h"
+
+namespace netasic {
+namespace {
+
+using test::run;
+using test::scenario;
+
+// k=4 fat tree, a quarter of the switch links at 1/10 rate, permutation of 1 MiB, 64 KiB windows.
+Scenario loaded(std::initializer_list<std::string> extra) {
+  Scenario s = scenario({"topology.fat_tree.k=4", "failures.degraded_fraction=0.25", "workload.size_bytes=1048576",
+                         "nic.window_bytes=65536"});
+  for (const auto& a : extra) s.set_assignment(a);
+  return s;
+}
+
+void expect_in_order(const Simulation& sim) {
+  ASSERT_TRUE(sim.all_flows_completed());
+  const auto j = sim.summary();
+  EXPECT_EQ(j["packets"]["out_of_order"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(j["packets"]["late"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(j["bytes"]["injected"], j["bytes"]["delivered"]);
+}
+
+std::uint64_t drains(const Simulation& sim) { return sim.summary()["flowcut"]["drains"].get<std::uint64_t>(); }
+
+TEST(Baselines, SprayingReordersOnTheLoadedNetwork) {
+  auto sim = run(loaded({"routing.policy=spray"}));
+  ASSERT_TRUE(sim->all_flows_completed());
+  EXPECT_GT(sim->summary()["packets"]["out_of_order"].get<std::uint64_t>(), 100u);
+}
+
+TEST(Baselines, FlowletsReorderOnTheLoadedNetwork) {
+  auto sim = run(loaded({"routing.policy=letflow", "letflow.timeout_us=1"}));
+  ASSERT_TRUE(sim->all_flows_completed());
+  EXPECT_GT(sim->summary()["packets"]["out_of_order"].get<std::uint64_t>(), 100u);
+  EXPECT_GT(sim->summary()["letflow"]["flowlets"].get<std::uint64_t>(), 16u);
+}
+
+TEST(Flowcut, IngressOnlyKeepsOrderAndDrains) {
+  auto sim = run(loaded({"routing.policy=flowcut", "flowcut.variant=ingress_only"}));
+  expect_in_order(*sim);
+  EXPECT_GT(drains(*sim), 0u);
+  const auto fc = sim->summary()["flowcut"];
+  EXPECT_EQ(fc["fgfc_frames"]["xoff"], fc["drains"]);
+  EXPECT_EQ(fc["fgfc_frames"]["xon"], fc["drains_completed"]);
+  EXPECT_GT(fc["flowcuts_per_flow"].get<double>(), 1.0);
+  EXPECT_GT(fc["drain_fraction_of_fct"].get<double>(), 0.0);
+}
+
+TEST(Flowcut, FullSwitchKeepsOrderAndDrains) {
+  auto sim = run(loaded({"routing.policy=flowcut", "flowcut.variant=full_switch"}));
+  expect_in_order(*sim);
+  EXPECT_GT(drains(*sim), 0u);
+}
+
+TEST(Flowcut, NicOnlyKeepsOrderAndDrains) {
+  auto sim = run(loaded({"routing.policy=flowcut", "flowcut.variant=nic_only"}));
+  expect_in_order(*sim);
+  EXPECT_GT(drains(*sim), 0u);
+  EXPECT_GT(sim->summary()["flowcut"]["path_changes"].get<std::uint64_t>(), 0u);
+}
+
+TEST(Flowcut, BeatsEcmpOnTheDegradedNetwork) {
+  // 16 flows: ECMP pins some on the slow links for their whole life; Flowcut drains them off.
+  auto sim = run(loaded({"routing.policy=flowcut", "flowcut.variant=ingress_only"}));
+  // ECMP's average FCT on this scenario and seed is about 409 us (docs/results-flowcut.md).
+  EXPECT_LT(sim->summary()["flows"]["fct_ns"]["avg"].get<double>(), 300e3);
+}
+
+// All-to-all on k=4: 30 flows cross each edge switch, so a 16-entry table overflows.
+Scenario overflowing(std::initializer_list<std::string> extra) {
+  Scenario s = scenario({"topology.fat_tree.k=4", "workload.type=all_to_all", "workload.size_bytes=65536",
+                         "routing.policy=flowcut", "flowcut.table.entries=16", "nic.window_bytes=16384"});
+  for (const auto& a : extra) s.set_assignment(a);
+  return s;
+}
+
+TEST(FlowcutOverflow, UntrackedPolicyKeepsOrderWithAFullTable) {
+  auto sim = run(overflowing({"flowcut.overflow=untracked", "flowcut.variant=full_switch"}));
+  expect_in_order(*sim);
+  const auto t = sim->summary()["flowcut"]["table"];
+  EXPECT_GT(t["overflows"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(t["untracked_packets"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(t["high_water"].get<std::uint64_t>(), 16u);
+}
+
+TEST(FlowcutOverflow, HoldPolicyKeepsOrderWithAFullTable) {
+  auto sim = run(overflowing({"flowcut.overflow=hold", "flowcut.variant=ingress_only"}));
+  expect_in_order(*sim);
+  const auto t = sim->summary()["flowcut"]["table"];
+  EXPECT_GT(t["overflows"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(t["held_packets"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(t["untracked_packets"].get<std::uint64_t>(), 0u);
+}
+
+TEST(FlowcutOverflow, NicOnlyTableOverflowKeepsOrder) {
+  auto sim = run(overflowing({"flowcut.overflow=untracked", "flowcut.variant=nic_only", "flowcut.table.entries=16",
+                              "workload.size_bytes=262144", "nic.window_bytes=0"}));
+  expect_in_order(*sim);
+}
+
+TEST(FlowcutStress, DrainStormKeepsOrder) {
+  // A threshold of 1 drains a flow at nearly every ACK.
+  auto sim = run(loaded({"routing.policy=flowcut", "flowcut.variant=full_switch", "flowcut.rtt_ratio_threshold=1"}));
+  expect_in_order(*sim);
+  EXPECT_GT(drains(*sim), 150u);
+}
+
+TEST(FlowcutStress, LostAcksNeverHangAFlowNorReorder) {
+  auto sim = run(loaded({"routing.policy=flowcut", "flowcut.variant=ingress_only", "failures.flowcut_ack_loss=0.01",
+                         "flowcut.pause_period_us=50"}));
+  expect_in_order(*sim);
+  const auto fc = sim->summary()["flowcut"];
+  EXPECT_GT(fc["acks_lost"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(fc["fgfc_frames"]["resumed_on_period_expiry"].get<std::uint64_t>(), 0u);
+}
+
+TEST(FlowcutStress, HashedTableAndXoffWithCreditKeepOrder) {
+  auto sim = run(loaded({"routing.policy=flowcut", "flowcut.variant=ingress_only", "flowcut.table.organization=hashed",
+                         "flowcut.table.entries=64", "flowcut.table.ways=2", "flowcut.xoff_credit_bytes=8192"}));
+  expect_in_order(*sim);
+  EXPECT_GT(sim->summary()["flowcut"]["fgfc_frames"]["xoff_credit"].get<std::uint64_t>(), 0u);
+}
+
+TEST(FlowcutEarlyResume, AtMostKLatePacketsPerResume) {
+  const std::uint64_t k = 2;
+  auto sim = run(loaded({"routing.policy=flowcut", "flowcut.variant=ingress_only", "flowcut.early_resume_packets=2"}));
+  ASSERT_TRUE(sim->all_flows_completed());
+  const auto j = sim->summary();
+  const auto resumes = j["flowcut"]["early_resumes"].get<std::uint64_t>();
+  EXPECT_GT(resumes, 0u);
+  EXPECT_LE(j["packets"]["late"].get<std::uint64_t>(), k * resumes);
+}
+
+TEST(FlowcutTables, ReportThePapersPerFlowState) {
+  auto sim = run(loaded({"routing.policy=flowcut", "flowcut.variant=full_switch"}));
+  const auto t = sim->tables();
+  ASSERT_FALSE(t["flowcut"].empty());
+  const auto& st = t["flowcut"][0]["storage"];
+  EXPECT_EQ(st["state_bytes_per_entry"].get<unsigned>(), 11u);  // full switch: 11 B of state plus the key
+  EXPECT_EQ(t["flowcut"][0]["capacity"].get<unsigned>(), 4096u);
+  std::uint64_t samples = 0;
+  for (const auto& c : t["flowcut"][0]["occupancy_histogram"]["counts"]) samples += c.get<std::uint64_t>();
+  EXPECT_GT(samples, 0u);
+}
+
+}  // namespace
+}  // namespace netasic
