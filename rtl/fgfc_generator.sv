@@ -1,0 +1,144 @@
+// FGFC frame generator, switch side (fine-grained flow control of the Cassini NIC / Rosetta switch pair as
+// the architecture note summarises it; the pause/resume step of Flowcut draining, De Sensi et al.,
+// Section II-B). Matches netasic::FgfcGenerator (tlm/blocks/fgfc.h) cycle for cycle.
+//
+// Flows are tracked in Slots slots: a register CAM of flow ids, each slot with one pending frame
+// {xoff, period, credit} and a gap down-counter. A slot is in use while it has a pending frame or its
+// gap runs; it frees itself when both are over.
+//
+// Request port (valid/ready): flow id, xoff (0 = XON), period (16 bits, 0 for XON), credit (24 bits).
+//   in-use slot holds the flow -> its pending frame is replaced (latest wins): COALESCED if a frame was
+//                                 pending (and not emitted this cycle), else ACCEPTED;
+//   otherwise the lowest free slot takes it -> ACCEPTED, the frame is eligible from the next cycle;
+//   no free slot -> FULL (nothing changes; the caller retries).
+//   Response: rsp_status_o, latency 1 cycle (registered); the request port is ready again once it is taken.
+// Frame port (valid/ready): the pending frame of the lowest slot whose gap has ended; when taken the
+//   slot's next frame waits Gap cycles. Within a cycle the frame port is served first, then the request
+//   (a request for the flow whose frame goes out this cycle is ACCEPTED and waits for the gap).
+// Storage: Slots x (32 + 1 + 1 + 16 + 24 + ceil(log2 Gap)) flip-flops.
+`default_nettype none
+
+module fgfc_generator #(
+  parameter integer Slots = 16,  // 1 .. 64
+  parameter integer Gap   = 64   // cycles between two frames of one flow: 1 .. 65535
+) (
+  input  wire        clk_i,
+  input  wire        rst_ni,
+  input  wire        req_valid_i,
+  output wire        req_ready_o,
+  input  wire [31:0] req_flow_id_i,
+  input  wire        req_xoff_i,
+  input  wire [15:0] req_period_i,
+  input  wire [23:0] req_credit_i,
+  output wire        rsp_valid_o,
+  input  wire        rsp_ready_i,
+  output wire [1:0]  rsp_status_o,  // 0 ACCEPTED, 1 COALESCED, 2 FULL
+  output wire        frm_valid_o,
+  input  wire        frm_ready_i,
+  output wire [31:0] frm_flow_id_o,
+  output wire        frm_xoff_o,
+  output wire [15:0] frm_period_o,
+  output wire [23:0] frm_credit_o
+);
+  localparam integer CW = Gap > 1 ? $clog2(Gap) : 1;  // gap counter: Gap - 1 .. 0
+  localparam integer SW = Slots > 1 ? $clog2(Slots) : 1;
+  localparam [1:0] ST_ACCEPTED = 2'd0, ST_COALESCED = 2'd1, ST_FULL = 2'd2;
+  localparam [CW-1:0] GAP_LOAD = CW'(Gap - 1);
+
+  initial begin
+    if (Slots < 1 || Slots > 64) $error("fgfc_generator: Slots (%0d) outside 1 .. 64 %m", Slots);
+    if (Gap < 1 || Gap > 65535) $error("fgfc_generator: Gap (%0d) outside 1 .. 65535 %m", Gap);
+  end
+
+  reg [31:0]   fid_q    [0:Slots-1];
+  reg          xoff_q   [0:Slots-1];
+  reg [15:0]   period_q [0:Slots-1];
+  reg [23:0]   credit_q [0:Slots-1];
+  reg [CW-1:0] cnt_q    [0:Slots-1];
+  reg [Slots-1:0] pend_q;
+
+  // Frame port: lowest eligible slot.
+  reg [Slots-1:0] in_use, eligible, match;
+  reg             any_eligible, any_free, hit;
+  reg [SW-1:0]    emit_sel, free_sel, match_sel;
+  integer i;
+  always @* begin
+    any_eligible = 1'b0;
+    any_free = 1'b0;
+    hit = 1'b0;
+    emit_sel = {SW{1'b0}};
+    free_sel = {SW{1'b0}};
+    match_sel = {SW{1'b0}};
+    for (i = Slots - 1; i >= 0; i = i - 1) begin
+      in_use[i] = pend_q[i] || cnt_q[i] != {CW{1'b0}};
+      eligible[i] = pend_q[i] && cnt_q[i] == {CW{1'b0}};
+      match[i] = in_use[i] && fid_q[i] == req_flow_id_i;
+      if (eligible[i]) begin
+        any_eligible = 1'b1;
+        emit_sel = SW'(i);
+      end
+      if (!in_use[i]) begin
+        any_free = 1'b1;
+        free_sel = SW'(i);
+      end
+      if (match[i]) begin
+        hit = 1'b1;
+        match_sel = SW'(i);
+      end
+    end
+  end
+
+  assign frm_valid_o = any_eligible;
+  assign frm_flow_id_o = fid_q[emit_sel];
+  assign frm_xoff_o = xoff_q[emit_sel];
+  assign frm_period_o = period_q[emit_sel];
+  assign frm_credit_o = credit_q[emit_sel];
+  wire emit_fire = frm_valid_o && frm_ready_i;
+
+  // Request port: one request in flight, the registered status is the response.
+  reg        rsp_valid_q;
+  reg [1:0]  rsp_status_q;
+  wire       req_fire = req_valid_i && req_ready_o;
+  assign req_ready_o = !rsp_valid_q;
+  assign rsp_valid_o = rsp_valid_q;
+  assign rsp_status_o = rsp_status_q;
+
+  wire          emitted_match = emit_fire && emit_sel == match_sel;
+  wire [SW-1:0] wr_sel = hit ? match_sel : free_sel;
+  wire          wr_en = req_fire && (hit || any_free);
+  wire [1:0]    status = !(hit || any_free) ? ST_FULL
+                       : (hit && pend_q[match_sel] && !emitted_match) ? ST_COALESCED : ST_ACCEPTED;
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rsp_valid_q <= 1'b0;
+      pend_q <= {Slots{1'b0}};
+      for (i = 0; i < Slots; i = i + 1) cnt_q[i] <= {CW{1'b0}};
+    end else begin
+      if (req_fire) rsp_valid_q <= 1'b1;
+      else if (rsp_ready_i) rsp_valid_q <= 1'b0;
+      for (i = 0; i < Slots; i = i + 1) begin
+        // The gap starts when the frame goes out: eligible again Gap cycles later.
+        if (emit_fire && emit_sel == SW'(i)) cnt_q[i] <= GAP_LOAD;
+        else if (cnt_q[i] != {CW{1'b0}}) cnt_q[i] <= cnt_q[i] - 1'b1;
+        if (wr_en && wr_sel == SW'(i)) pend_q[i] <= 1'b1;
+        else if (emit_fire && emit_sel == SW'(i)) pend_q[i] <= 1'b0;
+      end
+    end
+  end
+
+  // Slot contents need no reset: a slot is read only while pend_q or its counter says it is in use.
+  always @(posedge clk_i) begin
+    if (req_fire) rsp_status_q <= status;
+    for (i = 0; i < Slots; i = i + 1) begin
+      if (wr_en && wr_sel == SW'(i)) begin
+        fid_q[i] <= req_flow_id_i;
+        xoff_q[i] <= req_xoff_i;
+        period_q[i] <= req_period_i;
+        credit_q[i] <= req_credit_i;
+      end
+    end
+  end
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,399 @@
+// FlowSail per-port flow control (Li et al., "FlowSail", IEEE/ACM ToN 2024, Section IV): flow-to-queue
+// mapping and hierarchical congested-flow identification (Algorithm 1), dequeue and RESUME (Algorithm 2),
+// control frames and isolation in rsvQ (Algorithm 3), S_fair of equation (1) by a shift whose amount is
+// ceil(log2 flowNum) from a leading-one detector. Matches netasic::Flowsail (tlm/blocks/flowsail.h)
+// cycle for cycle, including its random queue choice (xoshiro256** seeded like netasic::Rng).
+//
+// Queues 0 .. Queues-2 are normal queues, Queues-1 is rsvQ. NFT and CFT are RAMs indexed by CRC-32 of the
+// 32-bit flow id (no chaining: colliding flows share an entry); QT (length, flowNum, cfNum per queue) is
+// in flip-flops, so the empty-queue bitmap and the paused-queue bitmap are plain comparisons.
+//
+// Requests (valid/ready), one at a time, latency 3 cycles (hash + NFT/CFT read in c+1, decide and write
+// back in c+2, response from c+3); the request port is ready again the cycle after the response is taken:
+//   op 0 ENQUEUE fid, bytes                    -> status, queue, congested mark, PAUSE (pauseNum 0 -> 1)
+//   op 1 DEQUEUE fid, queue, bytes, congested   -> status, RESUME (pauseNum 1 -> 0)
+//   op 2 CONTROL fid, pause (1 PAUSE, 0 RESUME) -> status, paused-queue bitmap (cfNum != 0)
+// Status: 0 OK, 1 OVERFLOW, 2 UNDERFLOW, 3 CFT_COLLISION, 4 NOT_FOUND (refused requests change nothing).
+// The choices where the paper's pseudo-code is loose are the model's (listed in tlm/blocks/flowsail.h).
+// After reset both RAMs are cleared, one entry per cycle (max(NftEntries, CftEntries) cycles), while
+// the random source loads seed_i.
+// Storage: RAM NftEntries x (32 + log2 Queues + SizeBits + PauseBits), RAM CftEntries x (35 + SizeBits
+// + PauseBits + log2 Queues), flip-flops Queues x (SizeBits + FlownumBits + PauseBits).
+`default_nettype none
+
+module flowsail #(
+  parameter integer Queues      = 8,      // 2 .. 32 (Queues - 1 normal queues + rsvQ)
+  parameter integer NftEntries  = 1024,   // power of two, 2 .. 2^20
+  parameter integer CftEntries  = 256,    // power of two, 2 .. 2^20
+  parameter integer QLow        = 20000,  // Ql, bytes
+  parameter integer QHigh       = 60000,  // Qh, bytes, QLow <= QHigh < 2^SizeBits
+  parameter integer SizeBits    = 24,     // size and queue-length counters: 4 .. 31
+  parameter integer PauseBits   = 8,      // pauseNum and cfNum: 2 .. 16
+  parameter integer FlownumBits = 16      // flowNum: 2 .. 20
+) (
+  input  wire                        clk_i,
+  input  wire                        rst_ni,
+  input  wire [255:0]                seed_i,  // netasic::Rng state {s3, s2, s1, s0}
+  input  wire                        req_valid_i,
+  output wire                        req_ready_o,
+  input  wire [1:0]                  req_op_i,
+  input  wire [31:0]                 req_fid_i,
+  input  wire [SizeBits-1:0]         req_bytes_i,
+  input  wire [$clog2(Queues)-1:0]   req_queue_i,
+  input  wire                        req_congested_i,
+  input  wire                        req_pause_i,
+  output wire                        rsp_valid_o,
+  input  wire                        rsp_ready_i,
+  output reg  [2:0]                  rsp_status_o,
+  output reg  [$clog2(Queues)-1:0]   rsp_queue_o,
+  output reg                         rsp_congested_o,
+  output reg                         rsp_pause_o,
+  output reg                         rsp_resume_o,
+  output reg  [Queues-1:0]           rsp_paused_queues_o
+);
+  localparam integer QW = $clog2(Queues);
+  localparam integer NIW = $clog2(NftEntries);
+  localparam integer CIW = $clog2(CftEntries);
+  localparam integer PIW = NIW > CIW ? NIW : CIW;  // RAM clear pointer
+  localparam integer SB = SizeBits, PB = PauseBits, FB = FlownumBits;
+  localparam integer NW = 32 + QW + SB + PB;            // NFT {pause, size, qidx, fid}
+  localparam integer CW = 1 + 32 + SB + PB + 2 + QW;    // CFT {orig_q, orig_paused, resumed, pause, size, fid, valid}
+  localparam [QW-1:0] RSV = QW'(Queues - 1);
+  localparam [SB-1:0] Q_LOW = SB'(QLow), Q_HIGH = SB'(QHigh);
+  localparam [PB-1:0] PAUSE_MAX = {PB{1'b1}};
+  localparam [FB-1:0] FLOWNUM_MAX = {FB{1'b1}};
+  localparam [1:0] OP_ENQ = 2'd0, OP_DEQ = 2'd1;
+  localparam [2:0] S_OK = 3'd0, S_OVERFLOW = 3'd1, S_UNDERFLOW = 3'd2, S_CFT_COLLISION = 3'd3, S_NOT_FOUND = 3'd4;
+  localparam [2:0] ST_INIT = 3'd0, ST_IDLE = 3'd1, ST_READ = 3'd2, ST_EXEC = 3'd3, ST_RSP = 3'd4;
+
+  initial begin
+    if (Queues < 2 || Queues > 32) $error("flowsail: Queues (%0d) outside 2 .. 32 %m", Queues);
+    if (NftEntries < 2 || NftEntries > (1 << 20) || (NftEntries & (NftEntries - 1)) != 0)
+      $error("flowsail: NftEntries (%0d) must be a power of two in 2 .. 1048576 %m", NftEntries);
+    if (CftEntries < 2 || CftEntries > (1 << 20) || (CftEntries & (CftEntries - 1)) != 0)
+      $error("flowsail: CftEntries (%0d) must be a power of two in 2 .. 1048576 %m", CftEntries);
+    if (SizeBits < 4 || SizeBits > 31) $error("flowsail: SizeBits (%0d) outside 4 .. 31 %m", SizeBits);
+    if (PauseBits < 2 || PauseBits > 16) $error("flowsail: PauseBits (%0d) outside 2 .. 16 %m", PauseBits);
+    if (FlownumBits < 2 || FlownumBits > 20) $error("flowsail: FlownumBits (%0d) outside 2 .. 20 %m", FlownumBits);
+    if (QLow < 0 || QLow > QHigh || QHigh >= (1 << SizeBits))
+      $error("flowsail: need 0 <= QLow (%0d) <= QHigh (%0d) < 2^SizeBits %m", QLow, QHigh);
+  end
+
+  reg [2:0]     state_q, state_d;
+  reg [PIW:0]   ptr_q, ptr_d;
+  reg [1:0]     op_q;
+  reg [31:0]    fid_q;
+  reg [SB-1:0]  bytes_q;
+  reg [QW-1:0]  queue_q;
+  reg           cong_in_q, pause_in_q;
+  wire          req_fire = req_valid_i && req_ready_o;
+  assign req_ready_o = state_q == ST_IDLE;
+  assign rsp_valid_o = state_q == ST_RSP;
+
+  wire [31:0]    crc;
+  crc32_key #(.KeyWidth(32)) u_hash (.key_i(fid_q), .crc_o(crc));
+  wire [NIW-1:0] nft_idx = crc[NIW-1:0];
+  wire [CIW-1:0] cft_idx = crc[CIW-1:0];
+  wire           unused_crc = ^crc;  // the tables use the low index bits only
+
+  // NFT and CFT: one synchronous read port and one write port each.
+  reg [NW-1:0] nft [0:NftEntries-1];
+  reg [CW-1:0] cft [0:CftEntries-1];
+  reg [NW-1:0] nft_rd_q;
+  reg [CW-1:0] cft_rd_q;
+  reg          nft_we, cft_we;
+  reg [NIW-1:0] nft_wa;
+  reg [CIW-1:0] cft_wa;
+  reg [NW-1:0] nft_wd;
+  reg [CW-1:0] cft_wd;
+  wire         rd_en = state_q == ST_READ;
+  always @(posedge clk_i) begin
+    if (rd_en) begin
+      nft_rd_q <= nft[nft_idx];
+      cft_rd_q <= cft[cft_idx];
+    end
+    if (nft_we) nft[nft_wa] <= nft_wd;
+    if (cft_we) cft[cft_wa] <= cft_wd;
+  end
+
+  // Queue table in flip-flops.
+  reg [SB-1:0] len_q  [0:Queues-1];
+  reg [FB-1:0] fnum_q [0:Queues-1];
+  reg [PB-1:0] cf_q   [0:Queues-1];
+  reg [SB-1:0] len_d  [0:Queues-1];
+  reg [FB-1:0] fnum_d [0:Queues-1];
+  reg [PB-1:0] cf_d   [0:Queues-1];
+
+  // Entries read.
+  wire [31:0]   n_fid = nft_rd_q[31:0];
+  wire [QW-1:0] n_q = nft_rd_q[32 +: QW];
+  wire [SB-1:0] n_size = nft_rd_q[32 + QW +: SB];
+  wire [PB-1:0] n_pn = nft_rd_q[32 + QW + SB +: PB];
+  wire          c_valid = cft_rd_q[0];
+  wire [31:0]   c_fid = cft_rd_q[1 +: 32];
+  wire [SB-1:0] c_size = cft_rd_q[33 +: SB];
+  wire [PB-1:0] c_pn = cft_rd_q[33 + SB +: PB];
+  wire          c_resumed = cft_rd_q[33 + SB + PB];
+  wire          c_orig_paused = cft_rd_q[34 + SB + PB];
+  wire [QW-1:0] c_orig_q = cft_rd_q[35 + SB + PB +: QW];
+  wire          c_hit = c_valid && c_fid == fid_q;
+
+  // Empty-queue bitmap of the normal queues and its lowest set bit.
+  reg          any_empty;
+  reg [QW-1:0] empty_sel;
+  integer k;
+  always @* begin
+    any_empty = 1'b0;
+    empty_sel = {QW{1'b0}};
+    for (k = Queues - 2; k >= 0; k = k - 1)
+      if (len_q[k] == {SB{1'b0}}) begin
+        any_empty = 1'b1;
+        empty_sel = QW'(k);
+      end
+  end
+
+  // New flow, no empty normal queue: a random normal queue (Rng::below(Queues - 1)).
+  wire          enq = op_q == OP_ENQ;
+  wire          new_normal = enq && !c_hit && n_size == {SB{1'b0}};
+  wire [QW-1:0] rnd_q;
+  xoshiro256ss #(.RangeWidth(QW)) u_rng (
+    .clk_i  (clk_i),
+    .load_i (state_q == ST_INIT),
+    .seed_i (seed_i),
+    .next_i (state_q == ST_EXEC && new_normal && !any_empty),
+    .range_i((QW + 1)'(Queues - 1)),
+    .below_o(rnd_q)
+  );
+
+  // The entry and queue the operation works on.
+  wire          use_cft = enq ? c_hit : op_q == OP_DEQ ? queue_q == RSV : 1'b1;  // CONTROL: the CFT entry
+  wire [QW-1:0] q = !enq ? queue_q : c_hit ? RSV : n_size != {SB{1'b0}} ? n_q : any_empty ? empty_sel : rnd_q;
+  wire [SB-1:0] size = use_cft ? c_size : n_size;
+  wire [PB-1:0] pn = use_cft ? c_pn : n_pn;
+  wire [SB-1:0] len = len_q[q];
+  wire [FB-1:0] fnum = fnum_q[q];
+
+  // Enqueue arithmetic: overflow is a carry out of the SizeBits-wide counters.
+  wire [SB:0]   size_add = {1'b0, size} + {1'b0, bytes_q};
+  wire [SB:0]   len_add = {1'b0, len} + {1'b0, bytes_q};
+  wire          overflow = size_add[SB] || len_add[SB];
+  wire [FB-1:0] fnum_enq = (size == {SB{1'b0}} && fnum != FLOWNUM_MAX) ? fnum + 1'b1 : fnum;
+  // S_fair = Q >> ceil(log2 flowNum): ceil(log2 n) is the bit length of n - 1 (leading-one position + 1).
+  wire [FB-1:0] fnum_m1 = fnum_enq == {FB{1'b0}} ? {FB{1'b0}} : fnum_enq - 1'b1;
+  reg  [4:0]    log2_ceil;
+  always @* begin
+    log2_ceil = 5'd0;
+    for (k = 0; k < FB; k = k + 1)
+      if (fnum_m1[k]) log2_ceil = 5'(k + 1);
+  end
+  wire [SB-1:0] s_fair = len_add[SB-1:0] >> log2_ceil;
+  wire          over_high = len_add[SB-1:0] > Q_HIGH;
+  wire          over_low = len_add[SB-1:0] > Q_LOW;
+  wire          cong_raw = over_high || (over_low && size_add[SB-1:0] > s_fair);
+  wire          pn_full = pn == PAUSE_MAX;
+
+  // Dequeue arithmetic.
+  wire          underflow = bytes_q > size || bytes_q > len;
+  wire [SB-1:0] size_sub = size - bytes_q;
+  wire [SB-1:0] len_sub = len - bytes_q;
+  wire [FB-1:0] fnum_deq = (size_sub == {SB{1'b0}} && fnum != {FB{1'b0}}) ? fnum - 1'b1 : fnum;
+  wire          pn_dec = cong_in_q && pn != {PB{1'b0}};
+  wire [PB-1:0] pn_deq = pn_dec ? pn - 1'b1 : pn;
+
+  reg [2:0]    status;
+  reg          congested, pause, resume;
+  reg [SB-1:0] size_new;
+  reg [PB-1:0] pn_new;
+  reg          qt_we, nft_we_x, cft_we_x;  // write-backs of the operation
+  reg [SB-1:0] len_new;
+  reg [FB-1:0] fnum_new;
+  reg          cft_valid_new, cft_resumed_new, cft_orig_paused_new;
+  reg [QW-1:0] cft_orig_q_new;
+  reg          cf_inc_rsv, cf_inc_orig, cf_dec_rsv, cf_dec_orig;
+  always @* begin
+    status = S_OK;
+    congested = 1'b0;
+    pause = 1'b0;
+    resume = 1'b0;
+    size_new = size;
+    pn_new = pn;
+    qt_we = 1'b0;
+    len_new = len;
+    fnum_new = fnum;
+    nft_we_x = 1'b0;
+    cft_we_x = 1'b0;
+    cft_valid_new = c_valid;
+    cft_resumed_new = c_resumed;
+    cft_orig_paused_new = c_orig_paused;
+    cft_orig_q_new = c_orig_q;
+    cf_inc_rsv = 1'b0;
+    cf_inc_orig = 1'b0;
+    cf_dec_rsv = 1'b0;
+    cf_dec_orig = 1'b0;
+    if (state_q == ST_EXEC) begin
+      case (op_q)
+        OP_ENQ: begin
+          if (overflow) begin
+            status = S_OVERFLOW;
+          end else begin
+            size_new = size_add[SB-1:0];
+            len_new = len_add[SB-1:0];
+            fnum_new = fnum_enq;
+            qt_we = 1'b1;
+            // A packet is marked only if pauseNum can count it.
+            congested = cong_raw && !pn_full;
+            if (congested) pn_new = pn + 1'b1;
+            pause = congested && pn == {PB{1'b0}};
+            nft_we_x = !c_hit;
+            cft_we_x = c_hit;
+          end
+        end
+        OP_DEQ: begin
+          if (use_cft && !c_hit) begin
+            status = S_NOT_FOUND;
+          end else if (underflow) begin
+            status = S_UNDERFLOW;
+          end else begin
+            size_new = size_sub;
+            len_new = len_sub;
+            fnum_new = fnum_deq;
+            qt_we = 1'b1;
+            pn_new = pn_deq;
+            resume = pn_dec && pn_deq == {PB{1'b0}};
+            nft_we_x = !use_cft;
+            cft_we_x = use_cft;
+            if (use_cft && size_sub == {SB{1'b0}} && pn_deq == {PB{1'b0}} && c_resumed) cft_valid_new = 1'b0;
+          end
+        end
+        default: begin  // CONTROL
+          if (pause_in_q) begin
+            if (!c_hit && c_valid) begin
+              status = S_CFT_COLLISION;
+            end else begin
+              cft_we_x = 1'b1;
+              if (!c_hit) begin
+                // A new CFT entry; in-order support holds the packets already in the original queue.
+                cft_valid_new = 1'b1;
+                size_new = {SB{1'b0}};
+                pn_new = {PB{1'b0}};
+                cft_orig_paused_new = n_size != {SB{1'b0}};
+                cft_orig_q_new = n_size != {SB{1'b0}} ? n_q : {QW{1'b0}};
+                cf_inc_orig = n_size != {SB{1'b0}};
+              end
+              cft_resumed_new = 1'b0;
+              cf_inc_rsv = 1'b1;
+            end
+          end else begin
+            if (!c_hit) begin
+              status = S_NOT_FOUND;
+            end else begin
+              cft_we_x = 1'b1;
+              cf_dec_rsv = 1'b1;
+              cf_dec_orig = c_orig_paused;
+              cft_orig_paused_new = 1'b0;
+              cft_resumed_new = 1'b1;
+              if (c_size == {SB{1'b0}} && c_pn == {PB{1'b0}}) cft_valid_new = 1'b0;
+            end
+          end
+        end
+      endcase
+    end
+  end
+
+  wire [QW-1:0] n_q_new = new_normal ? q : n_q;
+  wire [31:0]   n_fid_new = new_normal ? fid_q : n_fid;
+  always @* begin
+    nft_we = nft_we_x;
+    cft_we = cft_we_x;
+    nft_wa = nft_idx;
+    cft_wa = cft_idx;
+    nft_wd = {pn_new, size_new, n_q_new, n_fid_new};
+    cft_wd = {cft_orig_q_new, cft_orig_paused_new, cft_resumed_new, pn_new, size_new, fid_q, cft_valid_new};
+    if (state_q == ST_INIT) begin
+      nft_we = ptr_q < (PIW + 1)'(NftEntries);
+      cft_we = ptr_q < (PIW + 1)'(CftEntries);
+      nft_wa = ptr_q[NIW-1:0];
+      cft_wa = ptr_q[CIW-1:0];
+      nft_wd = {NW{1'b0}};
+      cft_wd = {CW{1'b0}};
+    end
+  end
+
+  // Queue table next state (cfNum saturates both ways).
+  always @* begin
+    for (k = 0; k < Queues; k = k + 1) begin
+      len_d[k] = len_q[k];
+      fnum_d[k] = fnum_q[k];
+      cf_d[k] = cf_q[k];
+      if (qt_we && q == QW'(k)) begin
+        len_d[k] = len_new;
+        fnum_d[k] = fnum_new;
+      end
+      if (((cf_inc_rsv && k == Queues - 1) || (cf_inc_orig && n_q == QW'(k))) && cf_q[k] != PAUSE_MAX)
+        cf_d[k] = cf_q[k] + 1'b1;
+      if (((cf_dec_rsv && k == Queues - 1) || (cf_dec_orig && c_orig_q == QW'(k))) && cf_q[k] != {PB{1'b0}})
+        cf_d[k] = cf_q[k] - 1'b1;
+    end
+  end
+
+  always @* begin
+    state_d = state_q;
+    ptr_d = ptr_q;
+    case (state_q)
+      ST_INIT: begin
+        ptr_d = ptr_q + 1'b1;
+        if (ptr_q == (PIW + 1)'((NftEntries > CftEntries ? NftEntries : CftEntries) - 1)) state_d = ST_IDLE;
+      end
+      ST_IDLE: if (req_fire) state_d = ST_READ;
+      ST_READ: state_d = ST_EXEC;
+      ST_EXEC: state_d = ST_RSP;
+      ST_RSP: if (rsp_ready_i) state_d = ST_IDLE;
+      default: state_d = ST_IDLE;
+    endcase
+  end
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q <= ST_INIT;
+      ptr_q <= {(PIW + 1){1'b0}};
+      for (k = 0; k < Queues; k = k + 1) begin
+        len_q[k] <= {SB{1'b0}};
+        fnum_q[k] <= {FB{1'b0}};
+        cf_q[k] <= {PB{1'b0}};
+      end
+    end else begin
+      state_q <= state_d;
+      ptr_q <= ptr_d;
+      for (k = 0; k < Queues; k = k + 1) begin
+        len_q[k] <= len_d[k];
+        fnum_q[k] <= fnum_d[k];
+        cf_q[k] <= cf_d[k];
+      end
+    end
+  end
+
+  always @(posedge clk_i) begin
+    if (req_fire) begin
+      op_q <= req_op_i;
+      fid_q <= req_fid_i;
+      bytes_q <= req_bytes_i;
+      queue_q <= req_queue_i;
+      cong_in_q <= req_congested_i;
+      pause_in_q <= req_pause_i;
+    end
+    if (state_q == ST_EXEC) begin
+      rsp_status_o <= status;
+      rsp_queue_o <= q;
+      rsp_congested_o <= congested;
+      rsp_pause_o <= pause;
+      rsp_resume_o <= resume;
+    end
+  end
+
+  // The paused-queue bitmap after the request (QT does not change while the response waits).
+  always @* begin
+    for (k = 0; k < Queues; k = k + 1) rsp_paused_queues_o[k] = cf_q[k] != {PB{1'b0}};
+  end
+endmodule
+
+`default_nettype wire
