@@ -22,7 +22,10 @@ Link::Link(const sc_core::sc_module_name& name, Fabric& fabric, const LinkConfig
       index_(index) {
   if (!(rate_gbps_ > 0)) throw InputError(fmt::format("link {}: rate must be > 0 Gb/s", index));
   ps_per_byte_ = 8000.0 / rate_gbps_;
-  credits_.assign(config.vc_credit_bytes.begin(), config.vc_credit_bytes.end());
+  if (config.vc_credit_bytes.size() > kMaxVcs)
+    throw InputError(fmt::format("link {}: {} virtual channels, at most {}", index, config.vc_credit_bytes.size(), kMaxVcs));
+  vcs_ = config.vc_credit_bytes.size();
+  for (std::size_t v = 0; v < vcs_; ++v) credits_[v] = credit_limit_[v] = config.vc_credit_bytes[v];
   in.bind(fw_);
   out.bind(bw_);
 }

@@ -10,6 +10,7 @@
 #include <systemc>
 #include <tlm>
 
+#include <array>
 #include <vector>
 
 #include "tlm/common/rng.h"
@@ -69,7 +70,7 @@ class Link : public sc_core::sc_module, public EventTarget {
     absorb_due_credits();
     return credits_[vc];
   }
-  std::size_t vcs() const { return credits_.size(); }
+  std::size_t vcs() const { return vcs_; }
   // The sender commits buffer space downstream (at grant in a switch, at send in a NIC).
   void take_credits(std::uint8_t vc, std::uint32_t bytes) {
     if (!config_.lossless) return;
@@ -101,7 +102,7 @@ class Link : public sc_core::sc_module, public EventTarget {
     while (credit_head_ != credit_tail_ && returns_[credit_head_ & credit_mask_].at <= now) {
       const CreditReturn& r = returns_[credit_head_ & credit_mask_];
       credits_[r.vc] += r.bytes;
-      if (credits_[r.vc] > static_cast<std::int64_t>(config_.vc_credit_bytes[r.vc])) credit_overflow(r.vc);
+      if (credits_[r.vc] > credit_limit_[r.vc]) credit_overflow(r.vc);
       ++credit_head_;
     }
   }
@@ -124,7 +125,10 @@ class Link : public sc_core::sc_module, public EventTarget {
   LinkConfig config_;
   double rate_gbps_;
   double ps_per_byte_;
-  std::vector<std::int64_t> credits_;
+  static constexpr std::size_t kMaxVcs = 8;
+  std::array<std::int64_t, kMaxVcs> credits_{};  // inline: no separate allocation on the hot path
+  std::array<std::int64_t, kMaxVcs> credit_limit_{};
+  std::size_t vcs_ = 0;
   Ps busy_until_ = 0;
   LinkSender* sender_ = nullptr;
   std::uint16_t sender_port_ = 0;

@@ -67,6 +67,11 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
   egress_.reserve(std::size_t{radix} * config_.egress_queues);
   for (std::size_t k = 0; k < std::size_t{radix} * config_.egress_queues; ++k) egress_.emplace_back(slots);
   egress_bytes_.assign(std::size_t{radix} * config_.egress_queues, 0);
+  egress_nonempty_.assign(radix, QueueBits{});
+  data_slot_free_.assign(radix, QueueBits{});
+  for (std::uint16_t o = 0; o < radix; ++o)
+    for (std::uint32_t q = 1; q < config_.egress_queues; ++q)
+      set_bit(data_slot_free_[o], q, data_slot_free(std::size_t{o} * config_.egress_queues + q));
   in_fill_.assign(std::size_t{radix} * config_.vcs, 0);
   max_in_fill_.assign(std::size_t{radix} * config_.vcs, 0);
   const std::uint32_t rows = (radix + config_.ports_per_tile * config_.tile_columns - 1) /
@@ -298,8 +303,7 @@ void Switch::try_grant(std::uint16_t o) {
           link->take_credits(0, c->size_bytes);
           c->t_ready = on_clock(fabric_.now() + xbar_ps_);
           c->t_tail = 0;
-          egress_[eq].push_back(c);
-          egress_bytes_[eq] += c->size_bytes;
+          egress_push(o, 0, c);
           op.backlog += c->size_bytes;
           op.max_backlog = std::max(op.max_backlog, op.backlog);
           if (!config_.lossless) queued_bytes_[eq] += c->size_bytes;
@@ -311,10 +315,7 @@ void Switch::try_grant(std::uint16_t o) {
       std::uint64_t mask = request_mask_[std::size_t{o} * vcs + vc];
       if (!mask) continue;
       if (vc != 0) {
-        if (data_room < 0) {
-          data_room = 0;
-          for (std::uint32_t q = 1; q < nq && !data_room; ++q) data_room = data_slot_free(base + q);
-        }
+        if (data_room < 0) data_room = (data_slot_free_[o][0] | data_slot_free_[o][1]) != 0;
         if (!data_room) continue;
       }
       if (!link->has_credit(vc, kMinPacketBytes)) continue;
@@ -352,8 +353,7 @@ void Switch::try_grant(std::uint16_t o) {
           const Ps xfer = static_cast<Ps>(p->size_bytes * internal_ps_per_byte_ + 0.5);
           ip.row_busy = column_busy_[col] = xfer_start + xfer;
           p->t_ready = on_clock(xfer_start + xbar_ps_);
-          egress_[eq].push_back(p);
-          egress_bytes_[eq] += p->size_bytes;
+          egress_push(o, static_cast<std::uint32_t>(eq - base), p);
           ++op.egress_packets;
           granted = true;
           break;
@@ -383,8 +383,7 @@ void Switch::try_transmit(std::uint16_t o) {
   std::uint32_t q = kNoQueue, earliest = kNoQueue;
   Ps earliest_ready = kNever;
   auto consider = [&](std::uint32_t c) {
-    if (egress_[base + c].empty()) return false;
-    const Ps ready = egress_[base + c].front()->t_ready;
+    const Ps ready = egress_[base + c].front().ready;
     if (ready <= now) {
       q = c;
       return true;
@@ -395,18 +394,20 @@ void Switch::try_transmit(std::uint16_t o) {
     }
     return false;
   };
-  if (!consider(0)) {
-    std::uint32_t c = op.rr_queue;
-    for (std::uint32_t k = 0; k < data_queues_; ++k) {
-      c = c >= data_queues_ ? 1 : c + 1;
-      if (consider(c)) break;
-    }
+  const QueueBits& busy = egress_nonempty_[o];
+  if (!(busy[0] & 1) || !consider(0)) {
+    // Data queues that hold packets, round-robin from the one after the last served.
+    const std::uint32_t start = op.rr_queue >= data_queues_ ? 1 : op.rr_queue + 1;
+    auto scan = [&](std::uint32_t lo, std::uint32_t hi) {
+      for (std::uint32_t c = first_bit(busy, lo, hi); c != kNoQueue; c = first_bit(busy, c + 1, hi))
+        if (consider(c)) return true;
+      return false;
+    };
+    if (!scan(start, data_queues_ + 1)) scan(1, start);
   }
   if (q == kNoQueue) q = earliest;
   if (q != 0) op.rr_queue = static_cast<std::uint16_t>(q);
-  Packet* p = egress_[base + q].front();
-  egress_[base + q].pop_front();
-  egress_bytes_[base + q] -= p->size_bytes;
+  Packet* p = egress_pop(o, q);
   if (!config_.lossless) queued_bytes_[base + q] -= p->size_bytes;
   --op.egress_packets;
   op.backlog -= p->size_bytes;
@@ -714,6 +715,36 @@ std::uint16_t Switch::letflow_choose(Packet* p, const std::uint16_t* ports, std:
     f.last_port = o;
   }
   return o;
+}
+
+void Switch::egress_push(std::uint16_t o, std::uint32_t q, Packet* p) {
+  const std::size_t eq = std::size_t{o} * config_.egress_queues + q;
+  egress_[eq].push_back(EgressEntry{p, p->t_ready});
+  egress_bytes_[eq] += p->size_bytes;
+  set_bit(egress_nonempty_[o], q, true);
+  if (q != 0) set_bit(data_slot_free_[o], q, data_slot_free(eq));
+}
+
+Packet* Switch::egress_pop(std::uint16_t o, std::uint32_t q) {
+  const std::size_t eq = std::size_t{o} * config_.egress_queues + q;
+  Packet* p = egress_[eq].front().packet;
+  egress_[eq].pop_front();
+  egress_bytes_[eq] -= p->size_bytes;
+  if (egress_[eq].empty()) set_bit(egress_nonempty_[o], q, false);
+  if (q != 0) set_bit(data_slot_free_[o], q, data_slot_free(eq));
+  return p;
+}
+
+std::uint32_t Switch::first_bit(const QueueBits& b, std::uint32_t lo, std::uint32_t hi) {
+  for (std::uint32_t i = lo; i < hi;) {
+    const std::uint64_t w = b[i >> 6] >> (i & 63);
+    if (w) {
+      const std::uint32_t hit = i + static_cast<std::uint32_t>(__builtin_ctzll(w));
+      return hit < hi ? hit : kNoQueue;
+    }
+    i = (i | 63) + 1;
+  }
+  return kNoQueue;
 }
 
 }  // namespace netasic

@@ -13,6 +13,7 @@
 
 #include <boost/circular_buffer.hpp>
 
+#include <array>
 #include <deque>
 #include <memory>
 #include <unordered_map>
@@ -141,6 +142,18 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   bool data_slot_free(std::size_t eq) const {
     return egress_bytes_[eq] + config_.max_packet_bytes <= config_.egress_queue_bytes && !egress_[eq].full();
   }
+  // Per output, one bit per egress queue (up to 128): which queues hold packets, and which data queues have
+  // a free maximum-size slot. Kept up to date at every push and pop so the output's scheduler and arbiter
+  // never scan the queues.
+  using QueueBits = std::array<std::uint64_t, 2>;
+  static void set_bit(QueueBits& b, std::uint32_t q, bool on) {
+    if (on) b[q >> 6] |= std::uint64_t{1} << (q & 63);
+    else b[q >> 6] &= ~(std::uint64_t{1} << (q & 63));
+  }
+  void egress_push(std::uint16_t o, std::uint32_t q, Packet* p);
+  Packet* egress_pop(std::uint16_t o, std::uint32_t q);
+  // The first set bit of `b` in [lo, hi); kNoQueue when none.
+  static std::uint32_t first_bit(const QueueBits& b, std::uint32_t lo, std::uint32_t hi);
   Ps on_clock(Ps t) const { return (t + clock_ps_ - 1) / clock_ps_ * clock_ps_; }
 
   // Per-port state, kept together so that serving a port touches one or two cache lines.
@@ -176,8 +189,15 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   std::unique_ptr<tlm::tlm_generic_payload[]> payload_;  // one reusable payload per output
   std::vector<Fifo> voqs_;
   std::vector<std::uint64_t> request_mask_;  // [o * vcs + vc]: inputs with a non-empty VOQ
-  std::vector<boost::circular_buffer<Packet*>> egress_;  // [o * egress_queues + q]
+  // An egress queue entry keeps what the output's scheduler reads (when the packet is through the crossbar,
+  // its size) beside the pointer, so choosing the next packet touches no packet memory.
+  struct EgressEntry {
+    Packet* packet;
+    Ps ready;
+  };
+  std::vector<boost::circular_buffer<EgressEntry>> egress_;  // [o * egress_queues + q]
   std::vector<std::uint64_t> egress_bytes_;
+  std::vector<QueueBits> egress_nonempty_, data_slot_free_;  // per output
   std::vector<std::uint64_t> in_fill_, max_in_fill_;  // [i * vcs + vc]
   std::vector<Ps> column_busy_;                       // [row * radix + o]
   std::vector<std::uint64_t> queued_bytes_;           // lossy: [o * egress_queues + q] VOQ + egress bytes
