@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tb/scenario.h"
@@ -52,6 +53,39 @@ bool want_progress(bool quiet, bool progress) {
   return isatty(fileno(stderr)) != 0;
 }
 
+// `netasic synth BLOCK --param K=V ...`: one Yosys run of synth-scripts/synth.sh (see docs/synthesis.md).
+int run_synth(const std::string& block, const std::vector<std::string>& params, const std::string& out) {
+  const std::string script = std::string(NETASIC_SOURCE_DIR) + "/synth-scripts/synth.sh";
+  if (access(script.c_str(), R_OK) != 0) {
+    std::cerr << "netasic: error: " << script << " not found (synthesis runs from a source tree)\n";
+    return 2;
+  }
+  std::vector<std::string> args = {"/bin/sh", script, block};
+  for (const auto& p : params) {
+    if (p.find('=') == std::string::npos) {
+      std::cerr << "netasic: error: --param '" << p << "': expected K=V\n";
+      return 2;
+    }
+    args.push_back(p);
+  }
+  if (!out.empty()) {
+    args.push_back("--out");
+    args.push_back(out);
+  }
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execv("/bin/sh", argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 long peak_rss_mib() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
@@ -94,6 +128,14 @@ int sc_main(int argc, char** argv) {
   bool bench_quiet = false;
   bench->add_flag("--quiet", bench_quiet, "No progress line");
 
+  auto* synth = app.add_subcommand("synth", "Synthesize one RTL block with Yosys and print its gate and memory estimate");
+  std::string synth_block, synth_out;
+  std::vector<std::string> synth_params;
+  synth->add_option("block", synth_block, "flowcut_table, flowlet_table, fgfc_generator, flowsail, reorder_buffer")
+      ->required();
+  synth->add_option("--param", synth_params, "A block parameter K=V (repeatable), e.g. Entries=1024");
+  synth->add_option("--out", synth_out, "Directory for the Yosys reports and the JSON summary");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -104,6 +146,7 @@ int sc_main(int argc, char** argv) {
   try {
     netasic::set_log_level(netasic::parse_log_level(log_level));
     if (keys->parsed()) return print_keys(markdown);
+    if (synth->parsed()) return run_synth(synth_block, synth_params, synth_out);
 
     Scenario s;
     netasic::RunOptions opts;

@@ -13,6 +13,9 @@
 
 #include "tlm/blocks/hash.h"
 #include "tlm/common/error.h"
+#ifdef NETASIC_HAVE_COSIM
+#include "tlm/cosim/flowcut_table_rtl.h"
+#endif
 
 namespace netasic {
 
@@ -152,6 +155,13 @@ void Simulation::elaborate() {
     flowcut_.nic_cache_entries = static_cast<std::uint32_t>(s.integer("flowcut.nic_cache_entries"));
     flowcut_.fgfc_gap_cycles = static_cast<std::uint32_t>(s.integer("flowcut.fgfc_gap_cycles"));
     flowcut_.ack_loss = s.number("failures.flowcut_ack_loss");
+    if (s.string("switch.flowcut_table.impl") == "rtl") {
+#ifdef NETASIC_HAVE_COSIM
+      flowcut_.table_factory = make_rtl_flowcut_table;
+#else
+      throw InputError("switch.flowcut_table.impl = rtl: this netasic was built without RTL co-simulation (configure with NETASIC_RTL=ON)");
+#endif
+    }
     // Reject impossible tables now, naming the keys (the block model checks the same).
     if (flowcut_.table.organization == FlowcutOrganization::set_associative) {
       const auto sets = flowcut_.table.entries / flowcut_.table.ways;
@@ -471,7 +481,7 @@ nlohmann::json Simulation::summary() const {
     std::uint64_t fgfc_frames = 0, fallbacks = 0, nic_timeouts = 0, high_water = 0, capacity = 0;
     for (const auto& sw : switches_) {
       c.add(sw->flowcut_counters());
-      if (const FlowcutTable* t = sw->flowcut_table()) {
+      if (const FlowcutTableIf* t = sw->flowcut_table()) {
         high_water = std::max<std::uint64_t>(high_water, t->high_water());
         capacity = t->config().entries;
       }
@@ -481,7 +491,7 @@ nlohmann::json Simulation::summary() const {
       fgfc_frames += nic->counters().fgfc_frames;
       fallbacks += nic->counters().fgfc_class_fallbacks;
       nic_timeouts += nic->counters().fgfc_timeouts;
-      if (const FlowcutTable* t = nic->flowcut_table()) {
+      if (const FlowcutTableIf* t = nic->flowcut_table()) {
         high_water = std::max<std::uint64_t>(high_water, t->high_water());
         capacity = t->config().entries;
       }
@@ -529,7 +539,7 @@ nlohmann::json Simulation::summary() const {
 nlohmann::json Simulation::tables() const {
   using nlohmann::json;
   json out = {{"flowcut", json::array()}, {"flowlet", json::array()}};
-  auto flowcut_json = [](const std::string& owner, const FlowcutTable& t, std::uint64_t overflows) {
+  auto flowcut_json = [](const std::string& owner, const FlowcutTableIf& t, std::uint64_t overflows) {
     const FlowcutStorage st = t.storage();
     json fields = json::array();
     for (const auto& f : st.fields) fields.push_back({{"name", f.name}, {"bits", f.bits}, {"counted_by_paper", f.counted_by_paper}});
@@ -544,14 +554,14 @@ nlohmann::json Simulation::tables() const {
                              {"bits_per_entry", st.entry_bits}, {"total_bits", st.total_bits}}}};
   };
   for (const auto& sw : switches_) {
-    if (const FlowcutTable* t = sw->flowcut_table()) out["flowcut"].push_back(flowcut_json(sw->name(), *t, sw->flowcut_counters().overflows));
+    if (const FlowcutTableIf* t = sw->flowcut_table()) out["flowcut"].push_back(flowcut_json(sw->name(), *t, sw->flowcut_counters().overflows));
     if (const FlowletTable* t = sw->flowlet_table())
       out["flowlet"].push_back({{"owner", sw->name()}, {"capacity", t->config().entries}, {"high_water", t->high_water()},
                                 {"flowlets", t->flowlets()}, {"collisions", t->collisions()},
                                 {"bits_per_entry", t->entry_bits()}, {"total_bits", t->storage_bits()}});
   }
   for (const auto& nic : nics_)
-    if (const FlowcutTable* t = nic->flowcut_table()) out["flowcut"].push_back(flowcut_json(nic->name(), *t, nic->flowcut_counters().overflows));
+    if (const FlowcutTableIf* t = nic->flowcut_table()) out["flowcut"].push_back(flowcut_json(nic->name(), *t, nic->flowcut_counters().overflows));
   return out;
 }
 

@@ -110,36 +110,59 @@ struct FlowcutStorage {
   unsigned state_bytes() const { return (state_bits + 7) / 8; }
 };
 
-class FlowcutTable {
+// The operations the switch and the NIC use. The C++ model implements it; so does the co-simulation
+// adapter that answers from the Verilated RTL (switch.flowcut_table.impl = rtl), so either can sit in a
+// running network.
+class FlowcutTableIf {
+ public:
+  virtual ~FlowcutTableIf() = default;
+  virtual const FlowcutTableConfig& config() const = 0;
+  virtual std::optional<std::uint32_t> lookup(const WideKey& key) = 0;
+  virtual InsertResult insert(const WideKey& key, std::uint16_t out_port, std::uint16_t in_port = 0) = 0;
+  virtual AddResult add_bytes(std::uint32_t index, std::uint32_t bytes) = 0;
+  virtual AckResult ack_subtract(const WideKey& key, std::uint32_t bytes) = 0;
+  virtual bool erase(const WideKey& key) = 0;
+  virtual FlowcutEntry read(std::uint32_t index) const = 0;
+  virtual bool set_rtt(std::uint32_t index, std::uint16_t rtt_avg, std::uint16_t last_rtt, std::uint16_t rtt_diff_avg) = 0;
+  virtual bool set_drain(std::uint32_t index, bool draining) = 0;
+  virtual FlowcutStorage storage() const = 0;
+  virtual std::uint32_t occupancy() const = 0;
+  virtual std::uint32_t high_water() const = 0;
+  virtual const std::vector<std::uint64_t>& occupancy_histogram() const = 0;
+  virtual std::uint32_t histogram_bucket_width() const = 0;
+  virtual std::uint64_t insert_failures() const = 0;
+};
+
+class FlowcutTable : public FlowcutTableIf {
  public:
   explicit FlowcutTable(const FlowcutTableConfig& config);
 
-  const FlowcutTableConfig& config() const { return config_; }
+  const FlowcutTableConfig& config() const override { return config_; }
   std::uint32_t sets() const { return sets_; }
   std::uint32_t inflight_max() const { return inflight_max_; }
 
-  std::optional<std::uint32_t> lookup(const WideKey& key);
-  InsertResult insert(const WideKey& key, std::uint16_t out_port, std::uint16_t in_port = 0);
-  AddResult add_bytes(std::uint32_t index, std::uint32_t bytes);
-  AckResult ack_subtract(const WideKey& key, std::uint32_t bytes);
-  bool erase(const WideKey& key);
+  std::optional<std::uint32_t> lookup(const WideKey& key) override;
+  InsertResult insert(const WideKey& key, std::uint16_t out_port, std::uint16_t in_port = 0) override;
+  AddResult add_bytes(std::uint32_t index, std::uint32_t bytes) override;
+  AckResult ack_subtract(const WideKey& key, std::uint32_t bytes) override;
+  bool erase(const WideKey& key) override;
 
   // Entry fields by index; an index outside the table or of a free entry returns/ignores nothing
   // (read returns an entry with valid == false, the setters return false).
-  FlowcutEntry read(std::uint32_t index) const;
-  bool set_rtt(std::uint32_t index, std::uint16_t rtt_avg, std::uint16_t last_rtt, std::uint16_t rtt_diff_avg);
-  bool set_drain(std::uint32_t index, bool draining);
+  FlowcutEntry read(std::uint32_t index) const override;
+  bool set_rtt(std::uint32_t index, std::uint16_t rtt_avg, std::uint16_t last_rtt, std::uint16_t rtt_diff_avg) override;
+  bool set_drain(std::uint32_t index, bool draining) override;
 
   // The set a key maps to (set_associative), the hash the RTL computes; 0 for fully_associative.
   std::uint32_t set_of(const WideKey& key) const;
 
-  FlowcutStorage storage() const;
-  std::uint32_t occupancy() const { return occupancy_; }
-  std::uint32_t high_water() const { return high_water_; }
+  FlowcutStorage storage() const override;
+  std::uint32_t occupancy() const override { return occupancy_; }
+  std::uint32_t high_water() const override { return high_water_; }
   // Occupancy sampled after every operation, in histogram_buckets equal-width buckets over 0..entries.
-  const std::vector<std::uint64_t>& occupancy_histogram() const { return histogram_; }
-  std::uint32_t histogram_bucket_width() const { return bucket_width_; }
-  std::uint64_t insert_failures() const { return insert_failures_; }
+  const std::vector<std::uint64_t>& occupancy_histogram() const override { return histogram_; }
+  std::uint32_t histogram_bucket_width() const override { return bucket_width_; }
+  std::uint64_t insert_failures() const override { return insert_failures_; }
   std::uint64_t saturations() const { return saturations_; }
 
  private:

@@ -21,6 +21,8 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <string>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -32,8 +34,13 @@ namespace netasic {
 
 enum class FlowcutOverflow { untracked, hold };
 
+// Builds the table a switch or NIC uses: the C++ model unless a co-simulation adapter is plugged in.
+using FlowcutTableFactory =
+    std::function<std::unique_ptr<FlowcutTableIf>(const FlowcutTableConfig& config, const std::string& owner)>;
+
 struct FlowcutParams {
   FlowcutVariant variant = FlowcutVariant::ingress_only;
+  FlowcutTableFactory table_factory;  // empty: the C++ model (FlowcutTable)
   FlowcutTableConfig table;
   FlowcutOverflow overflow = FlowcutOverflow::untracked;
   std::uint32_t shadow_counters = 1024;
@@ -70,6 +77,12 @@ class RttMonitor {
   const FlowcutParams& params_;
   std::vector<Ps> min_;
 };
+
+inline std::unique_ptr<FlowcutTableIf> make_flowcut_table(const FlowcutParams& p, const FlowcutTableConfig& config,
+                                                          const std::string& owner) {
+  if (p.table_factory) return p.table_factory(config, owner);
+  return std::make_unique<FlowcutTable>(config);
+}
 
 struct FlowcutCounters {
   std::uint64_t flowcuts = 0;        // entries created (new flowcuts)

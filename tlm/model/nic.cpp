@@ -30,7 +30,7 @@ Nic::Nic(const sc_core::sc_module_name& name, Fabric& fabric, const NicConfig& c
     if (fc->variant == FlowcutVariant::nic_only) {
       FlowcutTableConfig t = fc->table;
       t.key_bits = 32;  // the NIC keys its flows by the id it assigned
-      fc_table_ = std::make_unique<FlowcutTable>(t);
+      fc_table_ = make_flowcut_table(*fc, t, this->name());
       rtt_ = std::make_unique<RttMonitor>(*fc);
       shadow_.assign(std::max<std::uint32_t>(1, fc->shadow_counters), 0);
       fc_epoch_.assign(t.entries, 0);

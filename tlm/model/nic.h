@@ -66,7 +66,7 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   void add_flow(std::uint32_t flow_id);
 
   const NicCounters& counters() const { return counters_; }
-  const FlowcutTable* flowcut_table() const { return fc_table_.get(); }
+  const FlowcutTableIf* flowcut_table() const { return fc_table_.get(); }
   const FlowcutCounters& flowcut_counters() const { return fc_counters_; }
   const FgfcCache* fgfc_cache() const { return fgfc_cache_.get(); }
   std::uint32_t host() const { return host_; }
@@ -110,7 +110,7 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   // Flowcut: the FGFC paused-flow cache (switch variants), or the flow table (NIC-only variant).
   std::unique_ptr<FgfcCache> fgfc_cache_;
   std::vector<std::uint64_t> class_paused_until_;  // per traffic class, microseconds (cache fallback)
-  std::unique_ptr<FlowcutTable> fc_table_;
+  std::unique_ptr<FlowcutTableIf> fc_table_;
   std::unique_ptr<RttMonitor> rtt_;
   std::vector<std::uint32_t> shadow_;
   std::vector<std::uint32_t> fc_epoch_;  // per entry: see Switch (early resume)

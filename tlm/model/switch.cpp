@@ -79,7 +79,7 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
   column_busy_.assign(std::size_t{rows} * radix, 0);
   if (config_.lossless == false) queued_bytes_.assign(std::size_t{radix} * config_.egress_queues, 0);
   if (config_.flowcut) {
-    fc_table_ = std::make_unique<FlowcutTable>(config_.flowcut->table);
+    fc_table_ = make_flowcut_table(*config_.flowcut, config_.flowcut->table, this->name());
     rtt_ = std::make_unique<RttMonitor>(*config_.flowcut);
     FgfcGeneratorConfig g;
     g.gap = config_.flowcut->fgfc_gap_cycles;

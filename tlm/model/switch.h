@@ -83,7 +83,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   void on_credit(std::uint16_t port) override;
 
   void set_flows(FlowTable* flows) { flows_ = flows; }
-  const FlowcutTable* flowcut_table() const { return fc_table_.get(); }
+  const FlowcutTableIf* flowcut_table() const { return fc_table_.get(); }
   const FlowletTable* flowlet_table() const { return letflow_.get(); }
   const FlowcutCounters& flowcut_counters() const { return fc_counters_; }
 
@@ -203,7 +203,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   std::vector<std::uint64_t> queued_bytes_;           // lossy: [o * egress_queues + q] VOQ + egress bytes
 
   FlowTable* flows_ = nullptr;
-  std::unique_ptr<FlowcutTable> fc_table_;
+  std::unique_ptr<FlowcutTableIf> fc_table_;
   std::unique_ptr<RttMonitor> rtt_;
   std::unique_ptr<FgfcGenerator> fgfc_;
   std::unordered_map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> fgfc_dest_;  // flow id -> host, flow
