@@ -174,7 +174,8 @@ int sc_main(int argc, char** argv) {
       if (!sim.all_flows_completed() && !sim.fabric().hit_time_limit()) {
         std::cerr << fmt::format("netasic: the run ended with {} of {} flows incomplete and no events left "
                                  "(deadlock or lost packets); see {}/flows.csv\n",
-                                 sim.flows().size() - sim.flows().completed(), sim.flows().size(), out_dir);
+                                 sim.flows().size() - sim.flows().completed(), sim.flows().size(), out_dir)
+                  << sim.incomplete_report(8);
         return 3;
       }
       return 0;

@@ -137,6 +137,22 @@ std::vector<KeyDef> build_keys() {
       N("nic.rto_us", "us", "100", 0.001, 1e9,
         "Retransmission timeout (go-back-N), armed only where packets can be lost (lossy links or error rates)."),
       I("nic.rx_buffer_bytes", "bytes", "262144", 1024, 1e10, "NIC receive buffer (credits advertised to the switch)."),
+      C("nic.transport", "basic", {"basic", "reorder"},
+        "basic: per-packet ACKs, unbounded reordering at the receiver; reorder: the rearrange-buffer engine "
+        "with cumulative ACK / NACK (Martinez et al., IPDPS 2005), nic.reorder.*."),
+      C("nic.reorder.memory", "static", {"static", "dynamic"},
+        "Rearrange memory: a fixed partition per connection, or one pool per NIC with a per-connection cap."),
+      I("nic.reorder.buffer_bytes", "bytes", "65536", 64, 1e9,
+        "Rearrange buffer per connection (static), or the per-connection cap (dynamic); must hold one "
+        "packet (the paper's 2048 B assumes 256 B packets: nic.mtu_bytes 192 + nic.header_bytes 64)."),
+      I("nic.reorder.pool_bytes", "bytes", "262144", 64, 1e12,
+        "Shared rearrange pool per NIC (dynamic memory), each connection capped at nic.reorder.buffer_bytes."),
+      I("nic.reorder.unit_bytes", "bytes", "256", 1, 65536,
+        "Allocation unit (cell) of the rearrange memory; a packet takes ceil(size / unit) cells."),
+      C("nic.reorder.injection", "adap_li", {"unlimited", "adap_li", "adap_lw"},
+        "Source injection control: unlimited (UI); adap_li: one packet per acknowledged packet after a rejection, "
+        "until every rejected packet is acknowledged; adap_lw: inject only what fits in the destination buffer "
+        "(static memory)."),
       // Workload.
       C("workload.type", "permutation", {"permutation", "all_to_all", "random", "incast", "file"},
         "permutation: each host sends workload.size_bytes to one partner and receives from one; all_to_all; "

@@ -196,6 +196,35 @@ void Simulation::elaborate() {
   for (const auto& l : t.links) can_lose = can_lose || l.error_rate > 0;
   nic_config_.rto_ps = can_lose ? static_cast<Ps>(s.number("nic.rto_us") * kPsPerUs) : 0;
   if (policy == RoutingPolicy::flowcut) nic_config_.flowcut = &flowcut_;
+  if (s.string("nic.transport") == "reorder") {
+    nic_config_.reorder = true;
+    const auto unit = static_cast<std::uint32_t>(s.integer("nic.reorder.unit_bytes"));
+    const auto buffer = static_cast<std::uint64_t>(s.integer("nic.reorder.buffer_bytes"));
+    const auto pool = static_cast<std::uint64_t>(s.integer("nic.reorder.pool_bytes"));
+    ReorderBufferConfig& rb = nic_config_.reorder_buffer;
+    rb.seq_bits = 32;
+    rb.max_packet_units = (nic_config_.mtu_bytes + nic_config_.header_bytes + unit - 1) / unit;
+    rb.buffer_units = static_cast<std::uint32_t>(buffer / unit);
+    if (rb.buffer_units < rb.max_packet_units)
+      throw InputError(fmt::format("nic.reorder.buffer_bytes = {} holds {} cells of nic.reorder.unit_bytes = {}; one "
+                                   "packet of {} bytes needs {}",
+                                   buffer, rb.buffer_units, unit, nic_config_.mtu_bytes + nic_config_.header_bytes,
+                                   rb.max_packet_units));
+    if (rb.buffer_units > (1u << 20))
+      throw InputError(fmt::format("nic.reorder.buffer_bytes / nic.reorder.unit_bytes = {} cells: at most 2^20", rb.buffer_units));
+    rb.memory = s.string("nic.reorder.memory") == "static" ? ReorderMemory::static_partition : ReorderMemory::dynamic_pool;
+    rb.pool_units = pool / unit;
+    if (rb.memory == ReorderMemory::dynamic_pool && rb.pool_units < rb.max_packet_units)
+      throw InputError(fmt::format("nic.reorder.pool_bytes = {} cannot hold one packet", pool));
+    const std::string& inj = s.string("nic.reorder.injection");
+    nic_config_.injection = inj == "unlimited" ? NicConfig::Injection::unlimited
+                            : inj == "adap_li" ? NicConfig::Injection::adap_li
+                                               : NicConfig::Injection::adap_lw;
+    if (nic_config_.injection == NicConfig::Injection::adap_lw && rb.memory != ReorderMemory::static_partition)
+      throw InputError("nic.reorder.injection = adap_lw needs nic.reorder.memory = static (the window is the "
+                       "destination's partition)");
+    nic_config_.reorder_unit_bytes = unit;
+  }
 
   const std::uint32_t max_packet = nic_config_.mtu_bytes + nic_config_.header_bytes;
   const auto in_buf = static_cast<std::uint32_t>(s.integer("switch.input_buffer_bytes"));
@@ -319,7 +348,9 @@ void Simulation::elaborate() {
     const auto bytes = f.key.bytes();
     f.hash = crc32(bytes.data(), bytes.size());
     nics_[spec.src]->add_flow(id);
+    nics_[spec.dst]->add_incoming_flow(id);
   }
+  for (auto& nic : nics_) nic->finish_setup();
 }
 
 std::uint64_t Simulation::packet_hops() const {
@@ -440,6 +471,10 @@ nlohmann::json Simulation::summary() const {
     n.duplicates += c.duplicates;
     n.control_dropped += c.control_dropped;
     n.max_ooo_degree = std::max(n.max_ooo_degree, c.max_ooo_degree);
+    n.app_out_of_order += c.app_out_of_order;
+    n.nacks_sent += c.nacks_sent;
+    n.waste_bytes += c.waste_bytes;
+    n.received_bytes += c.received_bytes;
   }
   std::uint64_t switch_drops = 0, corrupted = 0;
   for (const auto& sw : switches_) switch_drops += sw->counters().packets_dropped;
@@ -460,6 +495,27 @@ nlohmann::json Simulation::summary() const {
                   {"max_ooo_degree", n.max_ooo_degree},
                   {"late", n.late_packets}};
   j["packets"]["timeouts"] = timeouts;
+  j["packets"]["app_out_of_order"] = n.app_out_of_order;
+  if (nic_config_.reorder) {
+    std::uint64_t mbs = 0, mms = 0, rejections = 0;
+    std::vector<std::uint64_t> hist(16, 0);
+    for (const auto& nic : nics_) {
+      const ReorderBuffer* rb = nic->reorder_buffer();
+      mbs = std::max<std::uint64_t>(mbs, rb->mbs());
+      mms = std::max<std::uint64_t>(mms, rb->mms());
+      rejections += rb->rejections();
+      for (std::size_t b = 0; b < hist.size(); ++b) hist[b] += nic->reorder_histogram()[b];
+    }
+    const std::uint64_t unit = nic_config_.reorder_unit_bytes;
+    j["reorder"] = {{"memory", scenario_.string("nic.reorder.memory")},
+                    {"injection", scenario_.string("nic.reorder.injection")},
+                    {"max_buffer_per_connection_bytes", mbs * unit},
+                    {"max_memory_per_nic_bytes", mms * unit},
+                    {"rejections", rejections},
+                    {"nacks", n.nacks_sent},
+                    {"waste_fraction", n.received_bytes ? static_cast<double>(n.waste_bytes) / static_cast<double>(n.received_bytes) : 0.0},
+                    {"occupancy_histogram_16ths", hist}};
+  }
   j["bytes"] = {{"injected", n.data_payload_sent}, {"delivered", n.payload_delivered}};
 
   // Link utilization over the run, switch-to-switch and host links apart.
@@ -602,6 +658,24 @@ std::string Simulation::summary_table() const {
   row("wall time", fmt::format("{:.2f} s ({:.2f} M packet-hops/s)", j["wall_seconds"].get<double>(),
                                j["packet_hops_per_second"].get<double>() / 1e6));
   if (j["hit_time_limit"].get<bool>()) out += "  (stopped at sim.max_time_us)\n";
+  return out;
+}
+
+std::string Simulation::incomplete_report(std::size_t max) const {
+  std::string out;
+  std::size_t shown = 0;
+  for (const Flow& f : flows_.flows()) {
+    if (f.done()) continue;
+    if (shown++ == max) {
+      out += "  ...\n";
+      break;
+    }
+    out += fmt::format("  flow {} host {} -> {}: {} packets; sender next {} acked {} (in order below {}), in flight {} B, "
+                       "{} to resend, injection {}{}; receiver expects {}, delivered {} B\n",
+                       f.id, f.src, f.dst, f.packets, f.next_psn, f.acked_count, f.acked_upto, f.inflight_bytes,
+                       f.resend.size(), f.injection_limited ? "limited" : "unlimited",
+                       f.paused_since != kNever ? ", paused" : "", f.expected_psn, f.delivered_bytes);
+  }
   return out;
 }
 

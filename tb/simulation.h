@@ -38,6 +38,8 @@ class Simulation {
   void write_flows_csv(std::ostream& out) const;
   void write_ports_csv(std::ostream& out) const;
   nlohmann::json tables() const;  // tables.json: every Flowcut and flowlet table
+  // One line per incomplete flow (at most `max`): where its sender and receiver stand.
+  std::string incomplete_report(std::size_t max) const;
   // Writes summary.json, flows.csv and ports.csv into `dir` (created if needed).
   void write_outputs(const std::string& dir) const;
 

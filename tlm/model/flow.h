@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <vector>
 
 #include "tlm/common/flow_key.h"
@@ -41,6 +42,17 @@ struct Flow {
   std::uint64_t duplicates = 0;
   Ps finish = kNever;
   bool done() const { return finish != kNever; }
+
+  // Reorder transport (rearrange buffer with ACK/NACK). Source: cumulative ACK point, packets to resend
+  // (NACKed), injection mode; receiver: what the application saw.
+  std::uint32_t acked_upto = 0;           // every PSN below is acknowledged
+  std::set<std::uint32_t> resend;         // NACKed PSNs, lowest first (the one the destination waits for)
+  std::uint8_t injection_limited = 0;     // 1 after a rejection, until every rejected PSN is acknowledged
+  std::uint32_t rejected_max = 0;         // highest rejected PSN + 1
+  std::uint32_t li_credits = 0;           // Adap-LI: packets that may be injected while limited
+  std::uint32_t app_next = 0;             // next PSN the application expects
+  std::uint64_t app_out_of_order = 0;     // deliveries to the application out of sequence (must stay 0)
+  std::uint32_t connection = 0xffffffffu;  // the destination NIC's rearrange connection
 
   // Routing events reported per flow (path changes: a later packet left on a new path).
   std::uint64_t path_changes = 0;

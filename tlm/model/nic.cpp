@@ -59,6 +59,21 @@ void Nic::add_flow(std::uint32_t flow_id) {
   fabric_.schedule(f.start, this, kFlowStart, flow_id);
 }
 
+void Nic::add_incoming_flow(std::uint32_t flow_id) { flows_[flow_id].connection = incoming_++; }
+
+void Nic::finish_setup() {
+  if (!config_.reorder) return;
+  ReorderBufferConfig c = config_.reorder_buffer;
+  c.connections = std::max<std::uint32_t>(1, incoming_);
+  if (c.memory == ReorderMemory::dynamic_pool)  // a pool larger than every connection at its cap is never used
+    c.pool_units = std::min<std::uint64_t>(c.pool_units, std::uint64_t{c.connections} * c.buffer_units);
+  if (c.connections > 65536)
+    throw InputError(fmt::format("{}: {} flows into one NIC; the rearrange engine holds at most 65536 connections",
+                                 name(), c.connections));
+  rb_ = std::make_unique<ReorderBuffer>(c);
+  rb_histogram_.assign(16, 0);
+}
+
 void Nic::on_event(std::uint32_t kind, std::uint64_t data) {
   switch (kind) {
     case kFlowStart:
@@ -103,7 +118,7 @@ void Nic::deliver(Packet* p) {
   in_link_->return_credits(p->vc, p->size_bytes);
   if (p->type == PacketType::data) {
     receive_data(p);
-  } else if (p->type == PacketType::ack) {
+  } else if (p->type == PacketType::ack || p->type == PacketType::nack) {
     receive_ack(p);
   } else if (p->type == PacketType::fgfc) {
     receive_fgfc(p);
@@ -114,6 +129,10 @@ void Nic::deliver(Packet* p) {
 
 void Nic::receive_data(Packet* p) {
   Flow& f = flows_[p->flow];
+  if (rb_) {
+    reorder_receive(f, p);
+    return;
+  }
   ++counters_.data_packets_received;
   const std::uint32_t psn = p->psn;
   if (psn < f.expected_psn || f.received[psn]) {
@@ -166,6 +185,12 @@ void Nic::receive_data(Packet* p) {
 
 void Nic::receive_ack(Packet* p) {
   Flow& f = flows_[p->flow];
+  if (config_.reorder) {
+    reorder_source_ack(f, p);
+    fabric_.pool().put(p);
+    try_send();
+    return;
+  }
   if (fc_table_) nic_flowcut_ack(f, p);
   const std::uint32_t psn = p->ack_psn;
   if (psn < f.packets && !f.acked[psn]) {
@@ -184,18 +209,22 @@ Packet* Nic::next_data_packet() {
   for (std::size_t tries = 0; tries < active_.size();) {
     if (rr_ >= active_.size()) rr_ = 0;
     Flow& f = flows_[active_[rr_]];
+    // A NACKed packet goes before new ones (reorder transport); those acknowledged meanwhile are dropped.
+    while (!f.resend.empty() && (*f.resend.begin() < f.acked_upto || f.acked[*f.resend.begin()])) f.resend.erase(f.resend.begin());
+    const bool resend = !f.resend.empty();
     // Skip packets already acknowledged (after a go-back-N rewind).
-    while (f.next_psn < f.packets && f.acked[f.next_psn]) ++f.next_psn;
-    if (f.next_psn >= f.packets) {
-      // Everything sent once; the flow stays known to the timer, not to the scheduler.
+    while (!resend && f.next_psn < f.packets && f.acked[f.next_psn]) ++f.next_psn;
+    if (!resend && f.next_psn >= f.packets) {
+      // Everything sent once; the flow stays known to the timer (or a NACK), not to the scheduler.
       active_[rr_] = active_.back();
       active_.pop_back();
       continue;
     }
-    const std::uint64_t offset = std::uint64_t{f.next_psn} * config_.mtu_bytes;
+    const std::uint32_t psn = resend ? *f.resend.begin() : f.next_psn;
+    const std::uint64_t offset = std::uint64_t{psn} * config_.mtu_bytes;
     const auto payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(config_.mtu_bytes, f.size_bytes - offset));
     if ((config_.window_bytes && f.inflight_bytes + payload > config_.window_bytes && f.inflight_bytes > 0) ||
-        !may_send(f, payload)) {
+        !may_send(f, payload) || !injection_allows(f)) {
       ++rr_;
       ++tries;
       continue;
@@ -207,21 +236,26 @@ Packet* Nic::next_data_packet() {
     p->dst_host = f.dst;
     p->key = f.key;
     p->flow_hash = f.hash;
-    p->psn = f.next_psn;
+    p->psn = psn;
     p->payload_bytes = payload;
     p->size_bytes = payload + config_.header_bytes;
     p->tclass = f.tclass;
     p->vc = kDataVc;
-    p->packets_left = f.packets - f.next_psn - 1;
+    p->packets_left = f.packets - psn - 1;
     if (fc_table_) nic_flowcut_send(f, p);
-    p->retransmit = f.next_psn < f.sent_high ? 1 : 0;
+    p->retransmit = resend || psn < f.sent_high ? 1 : 0;
     if (p->retransmit) {
       ++f.retransmits;
       ++counters_.resent_packets;
     }
-    if (f.next_psn >= f.sent_high) f.sent_high = f.next_psn + 1;
+    if (resend) {
+      f.resend.erase(f.resend.begin());
+    } else {
+      if (psn >= f.sent_high) f.sent_high = psn + 1;
+      ++f.next_psn;
+    }
+    if (f.injection_limited && config_.injection == NicConfig::Injection::adap_li && f.li_credits) --f.li_credits;
     f.inflight_bytes += payload;
-    ++f.next_psn;
     ++rr_;
     if (config_.rto_ps && !f.rto_armed) arm_timer(f, fabric_.now() + config_.rto_ps);
     return p;
@@ -436,6 +470,140 @@ void Nic::nic_flowcut_ack(Flow& f, const Packet* ack) {
     ++fc_counters_.drains_completed;
     resume(f, false);
   }
+}
+
+// ---- Reorder transport: rearrange buffer with ACK / NACK (Martinez et al., IPDPS 2005) ---------------------
+
+void Nic::reorder_receive(Flow& f, Packet* p) {
+  ++counters_.data_packets_received;
+  counters_.received_bytes += p->size_bytes;
+  if (p->retransmit) counters_.waste_bytes += p->size_bytes;
+  const std::uint32_t psn = p->psn;
+  const std::uint32_t expected = rb_->expected(f.connection);
+  // Order as the packets arrive from the network (the application's order is checked below).
+  if (psn > expected) {
+    ++f.ooo_packets;
+    ++counters_.ooo_packets;
+    f.max_ooo_degree = std::max(f.max_ooo_degree, psn - expected);
+    counters_.max_ooo_degree = std::max(counters_.max_ooo_degree, psn - expected);
+  } else if (psn < expected) {
+    ++f.duplicates;
+    ++counters_.duplicates;
+  }
+  if (psn + 1 < f.highest_psn) {
+    ++f.late_packets;
+    ++counters_.late_packets;
+  }
+  f.highest_psn = std::max(f.highest_psn, psn + 1);
+  const std::uint32_t unit = config_.reorder_unit_bytes;
+  const std::uint32_t units = (p->size_bytes + unit - 1) / unit;
+  const std::vector<ReorderEvent> events = rb_->arrive(f.connection, psn, units);
+  {
+    const std::uint64_t cap = std::max<std::uint64_t>(1, rb_->config().memory == ReorderMemory::dynamic_pool
+                                                             ? rb_->config().pool_units
+                                                             : std::uint64_t{rb_->config().buffer_units} * rb_->config().connections);
+    ++rb_histogram_[std::min<std::uint64_t>(15, rb_->total_units() * 16 / (cap + 1))];
+  }
+  for (const ReorderEvent& ev : events) {
+    switch (ev.kind) {
+      case ReorderEventKind::deliver: {
+        if (ev.sn != f.app_next) {
+          ++f.app_out_of_order;
+          ++counters_.app_out_of_order;
+        }
+        f.app_next = ev.sn + 1;
+        const std::uint64_t offset = std::uint64_t{ev.sn} * config_.mtu_bytes;
+        const std::uint64_t payload = std::min<std::uint64_t>(config_.mtu_bytes, f.size_bytes - offset);
+        f.delivered_bytes += payload;
+        counters_.payload_delivered += payload;
+        f.expected_psn = ev.sn + 1;
+        if (f.expected_psn == f.packets && !f.done()) {
+          f.finish = fabric_.now();
+          if (flows_.mark_completed()) fabric_.request_stop();
+        }
+        break;
+      }
+      case ReorderEventKind::ack: send_control(nullptr, f, PacketType::ack, ev.sn); break;
+      case ReorderEventKind::nack:
+        ++counters_.nacks_sent;
+        send_control(nullptr, f, PacketType::nack, ev.sn);
+        break;
+      case ReorderEventKind::stored: break;
+    }
+  }
+  fabric_.pool().put(p);
+  try_send();
+}
+
+void Nic::send_control(Packet*, const Flow& f, PacketType type, std::uint32_t sn) {
+  if (control_.full()) {
+    ++counters_.control_dropped;
+    return;
+  }
+  Packet* a = fabric_.pool().get();
+  a->type = type;
+  a->flow = f.id;
+  a->src_host = f.dst;
+  a->dst_host = f.src;
+  a->key = f.key;
+  a->flow_hash = f.hash;
+  a->ack_psn = sn;
+  a->size_bytes = config_.ack_bytes;
+  a->vc = kControlVc;
+  control_.push_back(a);
+}
+
+void Nic::reorder_source_ack(Flow& f, const Packet* p) {
+  counters_.received_bytes += p->size_bytes;
+  counters_.waste_bytes += p->size_bytes;
+  const std::uint32_t sn = p->ack_psn;
+  auto payload_of = [&](std::uint32_t psn) {
+    return std::min<std::uint64_t>(config_.mtu_bytes, f.size_bytes - std::uint64_t{psn} * config_.mtu_bytes);
+  };
+  if (p->type == PacketType::ack) {
+    // Cumulative: everything up to sn is delivered in order.
+    if (sn < f.packets && sn + 1 > f.acked_upto) {
+      for (std::uint32_t psn = f.acked_upto; psn <= sn; ++psn) {
+        if (f.acked[psn]) continue;
+        f.acked[psn] = true;
+        ++f.acked_count;
+        f.inflight_bytes -= std::min<std::uint64_t>(f.inflight_bytes, payload_of(psn));
+        if (f.injection_limited) ++f.li_credits;
+      }
+      f.acked_upto = sn + 1;
+      f.last_ack = fabric_.now();
+      if (f.injection_limited && f.acked_upto >= f.rejected_max) {
+        f.injection_limited = 0;  // every rejected packet acknowledged: back to unlimited injection
+        f.li_credits = 0;
+      }
+      if (f.acked_count == f.packets) f.sender_done = true;
+    }
+    return;
+  }
+  // NACK sn: the destination rejected it; send it again.
+  if (sn >= f.packets || sn < f.acked_upto || f.acked[sn]) return;
+  f.resend.insert(sn);
+  f.inflight_bytes -= std::min<std::uint64_t>(f.inflight_bytes, payload_of(sn));
+  if (config_.injection != NicConfig::Injection::unlimited) {
+    if (!f.injection_limited) {
+      f.injection_limited = 1;
+      f.li_credits = 0;
+    }
+    f.rejected_max = std::max(f.rejected_max, sn + 1);
+  }
+  if (std::find(active_.begin(), active_.end(), f.id) == active_.end()) active_.push_back(f.id);
+}
+
+bool Nic::injection_allows(Flow& f) {
+  if (!config_.reorder || !f.injection_limited) return true;
+  // Adap-LI: one packet per acknowledged packet; with nothing in flight (every packet acknowledged or
+  // rejected) no ACK will come, and the destination has room: the next packet may go.
+  if (config_.injection == NicConfig::Injection::adap_li) return f.li_credits > 0 || f.inflight_bytes == 0;
+  // Adap-LW: only what fits in the destination's buffer, beyond the packet it expects.
+  const ReorderBufferConfig& rb = config_.reorder_buffer;
+  const std::uint32_t window = rb.buffer_units / std::max<std::uint32_t>(1, rb.max_packet_units) + 1;
+  const std::uint32_t psn = f.resend.empty() ? f.next_psn : *f.resend.begin();
+  return psn < f.acked_upto + window;
 }
 
 }  // namespace netasic

@@ -16,6 +16,7 @@
 
 #include "tlm/blocks/fgfc.h"
 #include "tlm/blocks/flowcut_table.h"
+#include "tlm/blocks/reorder_buffer.h"
 #include "tlm/common/rng.h"
 #include "tlm/model/fabric.h"
 #include "tlm/model/flowcut.h"
@@ -34,6 +35,11 @@ struct NicConfig {
   Ps rto_ps = 0;                     // 0 = no retransmission timer (lossless fabrics)
   std::uint32_t control_queue_packets = 1024;
   const FlowcutParams* flowcut = nullptr;  // set with routing.policy flowcut (any variant)
+  // Reorder transport (nic.transport = reorder).
+  bool reorder = false;
+  ReorderBufferConfig reorder_buffer{};    // connections = flows into this NIC (set per NIC)
+  std::uint32_t reorder_unit_bytes = 256;
+  enum class Injection { unlimited, adap_li, adap_lw } injection = Injection::adap_li;
 };
 
 struct NicCounters {
@@ -51,6 +57,11 @@ struct NicCounters {
   std::uint64_t fgfc_frames = 0;           // FGFC frames received
   std::uint64_t fgfc_class_fallbacks = 0;  // frames that found the paused-flow cache full: class paused
   std::uint64_t fgfc_timeouts = 0;         // paused flows that resumed on their period, without XON
+  // Reorder transport.
+  std::uint64_t nacks_sent = 0;
+  std::uint64_t app_out_of_order = 0;
+  std::uint64_t waste_bytes = 0;           // received resends and ACK/NACK packets
+  std::uint64_t received_bytes = 0;        // every data and ACK/NACK byte received
 };
 
 class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
@@ -64,6 +75,12 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   void attach(Link* in_link, Link* out_link);
   // Registers a flow this NIC sends; it starts at flow.start.
   void add_flow(std::uint32_t flow_id);
+  // Registers a flow this NIC receives (the reorder transport gives it a rearrange connection).
+  void add_incoming_flow(std::uint32_t flow_id);
+  // Builds the rearrange buffer once every incoming flow is known.
+  void finish_setup();
+  const ReorderBuffer* reorder_buffer() const { return rb_.get(); }
+  const std::vector<std::uint64_t>& reorder_histogram() const { return rb_histogram_; }
 
   const NicCounters& counters() const { return counters_; }
   const FlowcutTableIf* flowcut_table() const { return fc_table_.get(); }
@@ -88,6 +105,10 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   void arm_timer(Flow& f, Ps at);
   void on_timeout(std::uint32_t flow_id);
   void receive_fgfc(Packet* p);
+  void reorder_receive(Flow& f, Packet* p);
+  void reorder_source_ack(Flow& f, const Packet* p);
+  void send_control(Packet* reuse, const Flow& f, PacketType type, std::uint32_t sn);
+  bool injection_allows(Flow& f);
   bool may_send(Flow& f, std::uint32_t payload);  // FGFC pause / credit, NIC-only drain and hold
   void resume(Flow& f, bool timeout);
   void nic_flowcut_send(Flow& f, Packet* p);
@@ -117,6 +138,9 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   std::uint32_t next_epoch_ = 0;
   FlowcutCounters fc_counters_;
   Rng rng_;
+  std::unique_ptr<ReorderBuffer> rb_;
+  std::uint32_t incoming_ = 0;
+  std::vector<std::uint64_t> rb_histogram_;  // occupancy (units in use) sampled per arrival, 16 buckets
 };
 
 }  // namespace netasic

@@ -161,6 +161,10 @@ std::vector<BadCase> bad_cases() {
       {"incast_destination", "--set workload.type=incast --set workload.incast.destination=500", "hosts 0..127"},
       {"bad_set_syntax", "--set nokeyvalue", "expected KEY=VALUE"},
       {"bad_flag", "--no-such-flag", "no-such-flag"},
+      {"reorder_buffer_too_small", "--set nic.transport=reorder --set nic.reorder.buffer_bytes=2048",
+       "one packet of 4160 bytes needs 17"},
+      {"window_needs_static", "--set nic.transport=reorder --set nic.reorder.memory=dynamic --set nic.reorder.injection=adap_lw",
+       "needs nic.reorder.memory = static"},
   };
 }
 
