@@ -8,7 +8,7 @@ packages=(
   libsystemc-dev libboost-dev libgtest-dev libgmock-dev
   verilator yosys
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libbenchmark-dev
-  libsqlite3-dev python3 python3-matplotlib
+  libsqlite3-dev python3 python3-matplotlib jq
 )
 
 missing=()

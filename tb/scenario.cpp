@@ -41,7 +41,8 @@ std::vector<KeyDef> build_keys() {
         "activation. Results do not depend on it (events still run in exact time order); 0 keeps the fabric "
         "in lock step with SystemC time, as RTL co-simulation needs."),
       // Topology.
-      C("topology.type", "fat_tree", {"fat_tree", "leaf_spine", "dragonfly", "file"}, "Network topology."),
+      C("topology.type", "fat_tree", {"fat_tree", "leaf_spine", "dragonfly", "torus", "irregular", "file"},
+        "Network topology."),
       I("topology.fat_tree.k", "", "8", 2, 64, "Fat tree arity k (even): k pods, k^3/4 hosts at taper 1."),
       N("topology.fat_tree.taper", "", "1", 1, 16,
         "Oversubscription at the edge: hosts per edge switch = taper * k/2, up-links stay k/2."),
@@ -57,6 +58,14 @@ std::vector<KeyDef> build_keys() {
       I("topology.dragonfly.groups", "", "0", 0, 4096,
         "Dragonfly: groups, fully connected by global links; 0 means a*h+1 (one global link per group pair)."),
       S("topology.file", "", "Topology file in the HPCC ns-3 format (used when topology.type is file)."),
+      I("topology.torus.x", "", "4", 2, 64, "2D torus: switches along x (rings wrap around)."),
+      I("topology.torus.y", "", "4", 2, 64, "2D torus: switches along y."),
+      I("topology.torus.hosts_per_switch", "", "4", 1, 60, "2D torus: hosts per switch."),
+      I("topology.irregular.switches", "", "16", 2, 4096, "Random irregular network: switches."),
+      I("topology.irregular.ports", "", "8", 2, 64, "Random irregular network: ports per switch (hosts included)."),
+      I("topology.irregular.hosts_per_switch", "", "4", 1, 63,
+        "Random irregular network: hosts per switch; the other ports join random neighbours (one link per "
+        "pair, drawn from sim.seed)."),
       // Links.
       N("link.rate_gbps", "Gb/s", "200", 0.001, 1e5, "Rate of every link built by a topology generator."),
       N("link.prop_delay_ns", "ns", "100", 0, 1e9, "Propagation delay of every generated link."),
@@ -91,6 +100,9 @@ std::vector<KeyDef> build_keys() {
         "Routing policy: ecmp (flow hash), spray (per-packet random), adaptive (per-packet least-loaded), "
         "flowcut (Flowcut switching, flowcut.*), letflow (flowlet switching, letflow.*); dragonfly also minimal, "
         "valiant, ugal."),
+      C("routing.up_down", "auto", {"auto", "on", "off"},
+        "Up*/down* routing (deadlock-free on any topology): auto = on for torus and irregular networks; the "
+        "routing policy (ecmp, spray, adaptive, ...) then chooses among the minimal legal next hops."),
       N("routing.ugal_bias_bytes", "bytes", "0", 0, 1e9,
         "UGAL: backlog*hops margin the non-minimal path must win by (bias toward minimal)."),
       // Flowcut.

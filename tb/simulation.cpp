@@ -118,6 +118,12 @@ void Simulation::elaborate() {
   routing_ = std::make_unique<RoutingTable>(std::move(port_peer), std::move(host_switch), std::move(host_port),
                                             t.group_of);
   routing_->check_connected();
+  const std::string& updown = s.string("routing.up_down");
+  if (updown == "on" || (updown == "auto" && (t.kind == "torus" || t.kind == "irregular"))) {
+    if (!t.group_of.empty())
+      throw InputError("routing.up_down = on: a dragonfly routes through its groups (set routing.up_down: auto or off)");
+    routing_->enable_up_down();
+  }
 
   const RoutingPolicy policy = parse_routing_policy(s.string("routing.policy"));
   const bool dragonfly_policy =
@@ -136,6 +142,10 @@ void Simulation::elaborate() {
                                       ? FlowcutOrganization::fully_associative
                                       : FlowcutOrganization::set_associative;
     flowcut_.table.ways = static_cast<unsigned>(s.integer("flowcut.table.ways"));
+    // Cycles per operation, as the RTL implementations answer (docs/blocks/flowcut_table.md): the register
+    // CAM in 2, the hashed table on RAM in 3 (hash, read, compare).
+    flowcut_.table.latency = FlowcutLatency::uniform(
+        flowcut_.table.organization == FlowcutOrganization::fully_associative ? 2 : 3);
     flowcut_.table.variant = flowcut_.variant;
     flowcut_.table.key_bits = 104;
     flowcut_.table.port_bits = 8;
@@ -398,9 +408,12 @@ Ps Simulation::ideal_fct(const Flow& f) const {
   std::uint32_t sw = routing_->host_switch(f.src);
   const std::uint32_t dst_sw = routing_->host_switch(f.dst);
   std::uint32_t switches = 1;
+  bool went_down = false;
   while (sw != dst_sw) {
     std::uint32_t n = 0;
-    const std::uint16_t port = routing_->next_hops(sw, dst_sw, n)[0];
+    const std::uint16_t port = routing_->up_down() ? routing_->next_hops_updown(sw, dst_sw, went_down, n)[0]
+                                                   : routing_->next_hops(sw, dst_sw, n)[0];
+    if (routing_->up_down() && !routing_->is_up(sw, port)) went_down = true;
     const TopoLink& l = link_at(t.switch_node[sw], port);
     prop_ns += l.delay_ns;
     rate = std::min(rate, l.rate_gbps);

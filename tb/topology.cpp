@@ -166,6 +166,105 @@ Topology dragonfly(const Scenario& s, double rate, double delay) {
   return t;
 }
 
+Topology torus(const Scenario& s, double rate, double delay) {
+  const auto x = static_cast<std::uint32_t>(s.integer("topology.torus.x"));
+  const auto y = static_cast<std::uint32_t>(s.integer("topology.torus.y"));
+  const auto hps = static_cast<std::uint32_t>(s.integer("topology.torus.hosts_per_switch"));
+  if (hps + 4 > 64) throw InputError(fmt::format("topology.torus.hosts_per_switch = {}: with 4 torus links at most 60", hps));
+  const std::uint32_t switches = x * y, hosts = switches * hps;
+  Topology t;
+  t.kind = "torus";
+  init_nodes(t, hosts, switches);
+  for (std::uint32_t sw = 0; sw < switches; ++sw)
+    for (std::uint32_t h = 0; h < hps; ++h) add(t, sw * hps + h, hosts + sw, rate, delay);
+  auto id = [&](std::uint32_t i, std::uint32_t j) { return hosts + j * x + i; };
+  // A ring of two is one link (no parallel wrap-around link).
+  for (std::uint32_t j = 0; j < y; ++j)
+    for (std::uint32_t i = 0; i < x; ++i) {
+      if (i + 1 < x || x > 2) add(t, id(i, j), id((i + 1) % x, j), rate, delay);
+      if (j + 1 < y || y > 2) add(t, id(i, j), id(i, (j + 1) % y), rate, delay);
+    }
+  t.description = fmt::format("2D torus {}x{}, {} hosts per switch: {} hosts", x, y, hps, hosts);
+  return t;
+}
+
+Topology irregular(const Scenario& s, double rate, double delay) {
+  const auto n = static_cast<std::uint32_t>(s.integer("topology.irregular.switches"));
+  const auto ports = static_cast<std::uint32_t>(s.integer("topology.irregular.ports"));
+  const auto hps = static_cast<std::uint32_t>(s.integer("topology.irregular.hosts_per_switch"));
+  if (hps >= ports)
+    throw InputError(fmt::format("topology.irregular.hosts_per_switch = {} leaves no port of topology.irregular.ports = {} "
+                                 "for other switches",
+                                 hps, ports));
+  const std::uint32_t degree = ports - hps;
+  if (degree >= n)
+    throw InputError(fmt::format("topology.irregular: {} switch ports per switch need more than {} switches (one link "
+                                 "per pair)",
+                                 degree, n));
+  const std::uint32_t hosts = n * hps;
+  // Random regular-degree graph from the seed: pair free ports at random, one link per switch pair, and
+  // redraw until it is connected (a switch may keep a port free when no partner is left).
+  Rng rng(static_cast<std::uint64_t>(s.integer("sim.seed")), 0x1226E6);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    edges.clear();
+    std::vector<std::uint32_t> free(n, degree);
+    std::vector<std::vector<bool>> linked(n, std::vector<bool>(n, false));
+    for (int tries = 0; tries < 100000; ++tries) {
+      std::vector<std::uint32_t> open;
+      for (std::uint32_t v = 0; v < n; ++v)
+        if (free[v]) open.push_back(v);
+      if (open.size() < 2) break;
+      const std::uint32_t a = open[rng.below(open.size())], b = open[rng.below(open.size())];
+      if (a == b || linked[a][b]) {
+        bool any = false;  // is any pair still possible?
+        for (std::size_t i = 0; i < open.size() && !any; ++i)
+          for (std::size_t j = i + 1; j < open.size() && !any; ++j) any = !linked[open[i]][open[j]];
+        if (!any) break;
+        continue;
+      }
+      linked[a][b] = linked[b][a] = true;
+      --free[a];
+      --free[b];
+      edges.emplace_back(a, b);
+    }
+    // Connected?
+    std::vector<std::vector<std::uint32_t>> adj(n);
+    for (auto [a, b] : edges) {
+      adj[a].push_back(b);
+      adj[b].push_back(a);
+    }
+    std::vector<bool> seen(n, false);
+    std::vector<std::uint32_t> stack{0};
+    seen[0] = true;
+    std::uint32_t reached = 1;
+    while (!stack.empty()) {
+      const std::uint32_t u = stack.back();
+      stack.pop_back();
+      for (std::uint32_t v : adj[u])
+        if (!seen[v]) {
+          seen[v] = true;
+          ++reached;
+          stack.push_back(v);
+        }
+    }
+    if (reached == n) break;
+    if (attempt == 199)
+      throw InputError(fmt::format("topology.irregular: no connected network of {} switches with {} links each found "
+                                   "in 200 draws; add ports or switches",
+                                   n, degree));
+  }
+  Topology t;
+  t.kind = "irregular";
+  init_nodes(t, hosts, n);
+  for (std::uint32_t sw = 0; sw < n; ++sw)
+    for (std::uint32_t h = 0; h < hps; ++h) add(t, sw * hps + h, hosts + sw, rate, delay);
+  for (auto [a, b] : edges) add(t, hosts + a, hosts + b, rate, delay);
+  t.description = fmt::format("random irregular network: {} switches of {} ports, {} hosts each, {} switch links",
+                              n, ports, hps, edges.size());
+  return t;
+}
+
 Topology from_file(const Scenario& s) {
   const std::string& path = s.string("topology.file");
   if (path.empty()) throw InputError("topology.type is file but topology.file is not set");
@@ -225,6 +324,8 @@ Topology build_topology(const Scenario& s) {
   if (type == "fat_tree") t = fat_tree(s, rate, delay);
   else if (type == "leaf_spine") t = leaf_spine(s, rate, delay);
   else if (type == "dragonfly") t = dragonfly(s, rate, delay);
+  else if (type == "torus") t = torus(s, rate, delay);
+  else if (type == "irregular") t = irregular(s, rate, delay);
   else t = from_file(s);
   if (t.hosts() < 2) throw InputError(fmt::format("{}: needs at least two hosts, has {}", t.description, t.hosts()));
   degrade(t, s);

@@ -172,6 +172,7 @@ void Nic::receive_data(Packet* p) {
   a->size_bytes = config_.ack_bytes;
   a->hops = 0;
   a->global_hops = 0;
+  a->went_down = 0;
   a->via_group = kNoSwitch;
   a->vc = kControlVc;
   if (control_.full()) {

@@ -43,6 +43,7 @@ struct Packet {
   std::uint8_t hops = 0;     // switch-to-switch and host links crossed so far
   std::uint8_t global_hops = 0;  // dragonfly: global links crossed (selects the data VC)
   std::uint8_t retransmit = 0;   // 1 when this is a resend
+  std::uint8_t went_down = 0;    // up*/down* routing: the packet has taken a down link
   std::uint16_t in_port = 0;     // input port at the current switch
   std::uint16_t out_port = 0;    // output chosen at the current switch
   std::uint32_t via_group = kNoSwitch;  // dragonfly Valiant/UGAL: intermediate group still to reach

@@ -114,6 +114,75 @@ bool RoutingTable::is_global_port(std::uint32_t s, std::uint16_t port) const {
   return v < n_ && group_of_[v] != group_of_[s];
 }
 
+void RoutingTable::enable_up_down() {
+  up_level_.assign(n_, kUnreachable);
+  std::vector<std::uint32_t> frontier{0};
+  up_level_[0] = 0;
+  for (std::size_t head = 0; head < frontier.size(); ++head)
+    for (std::uint32_t v : port_peer_[frontier[head]])
+      if (v < n_ && up_level_[v] == kUnreachable) {
+        up_level_[v] = up_level_[frontier[head]] + 1;
+        frontier.push_back(v);
+      }
+  // Per destination t: down-only distances (a Bellman-Ford style relaxation over down links: the down
+  // graph is acyclic, so n rounds suffice), then up-then-down distances.
+  ud_down_.assign(std::size_t{n_} * n_, kUnreachable);
+  ud_any_.assign(std::size_t{n_} * n_, kUnreachable);
+  for (std::uint32_t t = 0; t < n_; ++t) {
+    std::uint16_t* down = &ud_down_[std::size_t{t} * n_];
+    std::uint16_t* any = &ud_any_[std::size_t{t} * n_];
+    down[t] = 0;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (std::uint32_t s = 0; s < n_; ++s)
+        for (std::size_t p = 0; p < port_peer_[s].size(); ++p) {
+          const std::uint32_t v = port_peer_[s][p];
+          if (v >= n_ || is_up(s, static_cast<std::uint16_t>(p)) || down[v] == kUnreachable) continue;
+          if (down[v] + 1 < down[s]) {
+            down[s] = static_cast<std::uint16_t>(down[v] + 1);
+            changed = true;
+          }
+        }
+    }
+    for (std::uint32_t s = 0; s < n_; ++s) any[s] = down[s];
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (std::uint32_t s = 0; s < n_; ++s)
+        for (std::size_t p = 0; p < port_peer_[s].size(); ++p) {
+          const std::uint32_t v = port_peer_[s][p];
+          if (v >= n_ || !is_up(s, static_cast<std::uint16_t>(p)) || any[v] == kUnreachable) continue;
+          if (any[v] + 1 < any[s]) {
+            any[s] = static_cast<std::uint16_t>(any[v] + 1);
+            changed = true;
+          }
+        }
+    }
+  }
+  // Candidates: before any down link, an up link that keeps a shortest legal path, or a down link that
+  // does; after a down link, down links only.
+  ud_offset_.assign(std::size_t{n_} * n_ * 2 + 1, 0);
+  ud_ports_.clear();
+  for (std::uint32_t s = 0; s < n_; ++s)
+    for (std::uint32_t t = 0; t < n_; ++t)
+      for (int went_down = 0; went_down < 2; ++went_down) {
+        const std::size_t k = (std::size_t{s} * n_ + t) * 2 + went_down;
+        ud_offset_[k] = static_cast<std::uint32_t>(ud_ports_.size());
+        if (s == t) continue;
+        const std::uint16_t* down = &ud_down_[std::size_t{t} * n_];
+        const std::uint16_t* any = &ud_any_[std::size_t{t} * n_];
+        const std::uint16_t best = went_down ? down[s] : any[s];
+        if (best == kUnreachable) continue;
+        for (std::size_t p = 0; p < port_peer_[s].size(); ++p) {
+          const std::uint32_t v = port_peer_[s][p];
+          if (v >= n_) continue;
+          const bool up = is_up(s, static_cast<std::uint16_t>(p));
+          if (up && !went_down && any[v] != kUnreachable && any[v] + 1 == best) ud_ports_.push_back(static_cast<std::uint16_t>(p));
+          if (!up && down[v] != kUnreachable && down[v] + 1 == best) ud_ports_.push_back(static_cast<std::uint16_t>(p));
+        }
+      }
+  ud_offset_.back() = static_cast<std::uint32_t>(ud_ports_.size());
+}
+
 void RoutingTable::check_connected() const {
   for (std::uint32_t t = 0; t < n_; ++t)
     for (std::uint32_t s = 0; s < n_; ++s)

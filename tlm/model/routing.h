@@ -69,6 +69,24 @@ class RoutingTable {
   // Throws InputError naming a switch pair that cannot reach each other.
   void check_connected() const;
 
+  // Up*/down* routing (Autonet; used on tori and irregular networks, as in Martinez et al.): links are
+  // oriented by a BFS tree from switch 0 (up = toward the root: lower level, or the same level and a
+  // lower id); a legal path takes zero or more up links, then only down links, which breaks every cycle of
+  // channel dependencies. Once enabled, next_hops_updown() gives the minimal legal next hops.
+  void enable_up_down();
+  bool up_down() const { return !up_level_.empty(); }
+  bool is_up(std::uint32_t s, std::uint16_t port) const {
+    const std::uint32_t v = port_peer_[s][port];
+    return v < n_ && (up_level_[v] < up_level_[s] || (up_level_[v] == up_level_[s] && v < s));
+  }
+  // Candidates from s toward switch t for a packet that has (went_down) or has not yet taken a down link.
+  const std::uint16_t* next_hops_updown(std::uint32_t s, std::uint32_t t, bool went_down, std::uint32_t& count) const {
+    const std::size_t k = (std::size_t{s} * n_ + t) * 2 + (went_down ? 1 : 0);
+    count = ud_offset_[k + 1] - ud_offset_[k];
+    return ud_ports_.data() + ud_offset_[k];
+  }
+  std::uint16_t distance_updown(std::uint32_t from, std::uint32_t to) const { return ud_any_[std::size_t{to} * n_ + from]; }
+
  private:
   std::vector<std::vector<std::uint32_t>> port_peer_;
   std::vector<std::uint32_t> host_switch_;
@@ -82,6 +100,11 @@ class RoutingTable {
   std::vector<std::uint16_t> gdist_;  // [group * n + from]
   std::vector<std::uint32_t> gnh_offset_;
   std::vector<std::uint16_t> gnh_ports_;
+  std::vector<std::uint32_t> up_level_;  // BFS level from switch 0 (up*/down*)
+  std::vector<std::uint16_t> ud_any_;    // [to * n + from]: shortest legal path, up then down
+  std::vector<std::uint16_t> ud_down_;   // [to * n + from]: shortest path using down links only
+  std::vector<std::uint32_t> ud_offset_;
+  std::vector<std::uint16_t> ud_ports_;
 };
 
 }  // namespace netasic

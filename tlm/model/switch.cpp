@@ -250,6 +250,7 @@ std::uint16_t Switch::route(Packet* p) {
   const std::uint16_t* c;
   if (groups && p->via_group != kNoSwitch) c = routing_.next_hops_to_group(id_, p->via_group, n);
   else if (groups && my_group != dst_group) c = routing_.next_hops_to_group(id_, dst_group, n);
+  else if (routing_.up_down()) c = routing_.next_hops_updown(id_, dst_switch, p->went_down, n);
   else c = routing_.next_hops(id_, dst_switch, n);
   if (n == 0) throw ModelError(fmt::format("{}: no route toward switch {}", name(), dst_switch));
   std::uint16_t o;
@@ -268,6 +269,7 @@ std::uint16_t Switch::route(Packet* p) {
 }
 
 void Switch::assign_vc(Packet* p, std::uint16_t o) {
+  if (routing_.up_down() && !routing_.is_up(id_, o) && routing_.peer(id_, o) != RoutingTable::kHost) p->went_down = 1;
   if (p->type == PacketType::data) {
     p->vc = static_cast<std::uint8_t>(1 + std::min<int>(p->global_hops, config_.vcs - 2));
     if (routing_.is_global_port(id_, o)) ++p->global_hops;

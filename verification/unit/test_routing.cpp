@@ -48,3 +48,63 @@ TEST(Routing, PolicyNames) {
 
 }  // namespace
 }  // namespace netasic
+
+namespace netasic {
+namespace {
+
+// Every walk that follows up*/down* candidates (any choice at each hop) is legal (no up link after a
+// down link) and reaches its destination in the minimal legal number of hops.
+void check_up_down_walks(RoutingTable& r) {
+  r.enable_up_down();
+  const std::uint32_t n = r.switches();
+  for (std::uint32_t s = 0; s < n; ++s)
+    for (std::uint32_t t = 0; t < n; ++t) {
+      if (s == t) continue;
+      ASSERT_NE(r.distance_updown(s, t), RoutingTable::kUnreachable) << s << "->" << t;
+      // Explore every candidate path (the graphs here are small).
+      struct State { std::uint32_t at; bool down; unsigned hops; };
+      std::vector<State> stack{{s, false, 0}};
+      while (!stack.empty()) {
+        const State st = stack.back();
+        stack.pop_back();
+        if (st.at == t) {
+          EXPECT_EQ(st.hops, r.distance_updown(s, t)) << s << "->" << t;
+          continue;
+        }
+        std::uint32_t c = 0;
+        const std::uint16_t* ports = r.next_hops_updown(st.at, t, st.down, c);
+        ASSERT_GT(c, 0u) << "stuck at " << st.at << " toward " << t;
+        for (std::uint32_t k = 0; k < c; ++k) {
+          const bool up = r.is_up(st.at, ports[k]);
+          EXPECT_FALSE(st.down && up) << "up link after a down link at " << st.at;
+          stack.push_back({r.peer(st.at, ports[k]), st.down || !up, st.hops + 1});
+        }
+      }
+    }
+}
+
+TEST(UpDown, RingOfSixIsRoutedWithoutCycles) {
+  // A ring: shortest paths would close a cycle of channel dependencies; up*/down* must not.
+  std::vector<std::vector<std::uint32_t>> peers(6);
+  for (std::uint32_t i = 0; i < 6; ++i) peers[i] = {(i + 1) % 6, (i + 5) % 6};
+  RoutingTable r(peers, {0}, {0}, {});
+  check_up_down_walks(r);
+  // The link between 3 and 4 (levels 3 and 2 from root 0... both sides of the ring meet there) is used
+  // downward only: a path from 2 to 4 goes up through the root side when the short way is illegal.
+  EXPECT_GE(r.distance_updown(2, 4), r.distance(2, 4));
+}
+
+TEST(UpDown, TorusLikeMeshIsRoutedMinimallyAndLegally) {
+  // 3x3 torus of switches.
+  std::vector<std::vector<std::uint32_t>> peers(9);
+  for (std::uint32_t j = 0; j < 3; ++j)
+    for (std::uint32_t i = 0; i < 3; ++i) {
+      const std::uint32_t v = j * 3 + i;
+      peers[v] = {j * 3 + (i + 1) % 3, j * 3 + (i + 2) % 3, ((j + 1) % 3) * 3 + i, ((j + 2) % 3) * 3 + i};
+    }
+  RoutingTable r(peers, {0}, {0}, {});
+  check_up_down_walks(r);
+}
+
+}  // namespace
+}  // namespace netasic
