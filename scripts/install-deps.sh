@@ -9,6 +9,7 @@ packages=(
   verilator yosys
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libbenchmark-dev
   libsqlite3-dev python3 python3-matplotlib jq
+  slurm-wlm munge
 )
 
 missing=()

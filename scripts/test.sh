@@ -10,4 +10,4 @@ werror=OFF
 if [ "${CI:-}" = "true" ]; then werror=ON; fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DNETASIC_WERROR=$werror >/dev/null
 cmake --build build -j"$(nproc)"
-ctest --test-dir build -j"$(nproc)" -LE 'scenario|slow' --output-on-failure --timeout 600
+ctest --test-dir build -j"$(nproc)" -LE 'scenario|slow|slurm' --output-on-failure --timeout 600

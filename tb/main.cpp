@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "tb/scenario.h"
+#include "tb/sizing/cli.h"
 #include "tb/simulation.h"
 #include "tlm/common/error.h"
 #include "tlm/common/log.h"
@@ -136,6 +137,8 @@ int sc_main(int argc, char** argv) {
   synth->add_option("--param", synth_params, "A block parameter K=V (repeatable), e.g. Entries=1024");
   synth->add_option("--out", synth_out, "Directory for the Yosys reports and the JSON summary");
 
+  auto sizing = netasic::sizing::add_commands(app);  // size, sweep, plot (tb/sizing)
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -147,6 +150,7 @@ int sc_main(int argc, char** argv) {
     netasic::set_log_level(netasic::parse_log_level(log_level));
     if (keys->parsed()) return print_keys(markdown);
     if (synth->parsed()) return run_synth(synth_block, synth_params, synth_out);
+    if (sizing->parsed()) return sizing->run();
 
     Scenario s;
     netasic::RunOptions opts;

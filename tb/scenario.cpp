@@ -166,10 +166,13 @@ std::vector<KeyDef> build_keys() {
         "until every rejected packet is acknowledged; adap_lw: inject only what fits in the destination buffer "
         "(static memory)."),
       // Workload.
-      C("workload.type", "permutation", {"permutation", "all_to_all", "random", "incast", "file"},
+      C("workload.type", "permutation",
+        {"permutation", "all_to_all", "random", "uniform", "bit_reversal", "incast", "file"},
         "permutation: each host sends workload.size_bytes to one partner and receives from one; all_to_all; "
-        "random: Poisson arrivals to random partners, sizes from workload.cdf at workload.load; incast: "
-        "workload.incast.senders hosts to one; file: HPCC ns-3 flow file."),
+        "random: Poisson arrivals to random partners, sizes from workload.cdf at workload.load; uniform and "
+        "bit_reversal: Poisson arrivals of workload.size_bytes messages at workload.load, to a random host or to "
+        "the host whose index is the bit-reversed source index; incast: workload.incast.senders hosts to one; "
+        "file: HPCC ns-3 flow file."),
       I("workload.size_bytes", "bytes", "1048576", 1, 1e12, "Flow size for permutation, all_to_all and incast."),
       S("workload.cdf", "websearch",
         "Flow-size CDF for random traffic: websearch, fbhdp, googlerpc, alistorage, datamining, or a file path."),

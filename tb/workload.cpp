@@ -60,6 +60,35 @@ Workload build_workload(const Scenario& s, const Topology& t) {
       w.flows.push_back(FlowSpec{others[i], dst, size, 0, tclass, 4791});
     }
     w.description = fmt::format("incast {}-to-1 into host {}, {} bytes each", senders, dst, size);
+  } else if (type == "uniform" || type == "bit_reversal") {
+    // Fixed-size messages with Poisson arrivals at the target load (the traffic of Martinez et al.).
+    const double load = s.number("workload.load");
+    const Ps window = static_cast<Ps>(s.number("workload.duration_us") * kPsPerUs);
+    unsigned bits = 0;
+    while ((1u << bits) < hosts) ++bits;
+    if (type == "bit_reversal" && (1u << bits) != hosts)
+      throw InputError(fmt::format("workload.type = bit_reversal needs a power-of-two number of hosts; the topology has {}",
+                                   hosts));
+    for (std::uint32_t src = 0; src < hosts; ++src) {
+      std::uint32_t fixed_dst = 0;
+      for (unsigned b = 0; b < bits; ++b)
+        if (src & (1u << b)) fixed_dst |= 1u << (bits - 1 - b);
+      if (type == "bit_reversal" && fixed_dst == src) continue;  // palindromic indices send nothing
+      const double mean_gap_ps = static_cast<double>(size) / (load * host_rate_gbps(t, src) / 8000.0);
+      double at = 0;
+      for (;;) {
+        at += -std::log(1.0 - rng.uniform()) * mean_gap_ps;
+        if (at >= static_cast<double>(window)) break;
+        std::uint32_t dst = fixed_dst;
+        if (type == "uniform") {
+          dst = static_cast<std::uint32_t>(rng.below(hosts - 1));
+          if (dst >= src) ++dst;
+        }
+        w.flows.push_back(FlowSpec{src, dst, size, static_cast<Ps>(at), tclass, 4791});
+      }
+    }
+    w.description = fmt::format("{} traffic, {} B messages, load {}, {} us: {} flows", type, size, load,
+                                 s.number("workload.duration_us"), w.flows.size());
   } else if (type == "random") {
     const FlowSizeCdf cdf = FlowSizeCdf::from_spec(s.string("workload.cdf"));
     const double load = s.number("workload.load");

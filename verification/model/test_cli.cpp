@@ -139,7 +139,7 @@ std::vector<BadCase> bad_cases() {
       {"zero_hosts", "--set topology.type=leaf_spine --set topology.leaf_spine.hosts_per_leaf=0", "out of range; accepted: integer 1..63"},
       {"odd_k", "--set topology.fat_tree.k=7", "must be even"},
       {"bad_policy", "--set routing.policy=ugal", "needs topology.type dragonfly"},
-      {"bad_choice", "--set workload.type=uniform", "one of: permutation, all_to_all, random, incast, file"},
+      {"bad_choice", "--set workload.type=uniform_random", "one of: permutation, all_to_all, random, uniform, bit_reversal, incast, file"},
       {"tiny_buffer", "--set switch.input_buffer_bytes=2048", "cannot hold one packet"},
       {"missing_scenario", "/nonexistent/scenario.yaml", "cannot open scenario file"},
       {"bad_yaml", write_temp("broken.yaml", "topology: [\n"), "not valid YAML"},

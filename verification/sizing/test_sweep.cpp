@@ -1,0 +1,207 @@
+// `netasic sweep`: bad sweep files stop before any point runs, naming the key; points run as their own
+// processes; rerunning skips finished points; failed points are reported and do not stop the sweep;
+// --report knee; `netasic size` and `netasic plot` from the command line. Tiny fabrics only.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tb/sizing/sweep.h"
+#include "tlm/common/error.h"
+
+namespace fs = std::filesystem;
+
+namespace netasic::sizing {
+namespace {
+
+struct Result {
+  int status;
+  std::string output;
+};
+
+Result cmd(const std::string& args) {
+  const std::string c = std::string(NETASIC_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(c.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int raw = pclose(pipe);
+  return Result{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
+}
+
+fs::path tmp(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() / ("netasic-sweep-" + std::to_string(getpid())) / name;
+  fs::create_directories(p.parent_path());
+  return p;
+}
+
+fs::path write(const std::string& name, const std::string& text) {
+  const fs::path p = tmp(name);
+  std::ofstream(p) << text;
+  return p;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// 16 hosts (k=4), 64 KiB permutation: well under a second per point.
+const std::string kTiny =
+    "set:\n  topology.fat_tree.k: 4\n  workload.size_bytes: 65536\n  routing.policy: flowcut\n";
+
+void expect_bad(const std::string& name, const std::string& text, const std::string& needle) {
+  const fs::path f = write(name + ".yaml", text);
+  const fs::path out = tmp(name + "-out");
+  const Result r = cmd("sweep " + f.string() + " --out " + out.string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find(needle), std::string::npos) << "expected '" << needle << "' in: " << r.output;
+  EXPECT_FALSE(fs::exists(out / "points")) << "a point ran or was prepared before validation finished";
+}
+
+TEST(Sweep, BadFilesFailBeforeAnyPointNamingTheKey) {
+  expect_bad("unknown", kTiny + "grid:\n  flowcut.table.entriez: [16, 32]\n", "flowcut.table.entriez");
+  expect_bad("unknown-set", "set:\n  workload.lod: 0.5\ngrid:\n  flowcut.table.entries: [16]\n", "workload.lod");
+  expect_bad("empty-list", kTiny + "grid:\n  flowcut.table.entries: []\n", "flowcut.table.entries");
+  expect_bad("empty-grid", kTiny, "empty grid");
+  expect_bad("non-numeric", kTiny + "grid:\n  flowcut.table.entries: [16, lots]\n", "flowcut.table.entries");
+  expect_bad("out-of-range", kTiny + "grid:\n  workload.load: [0.5, 2]\n", "workload.load");
+  expect_bad("bad-choice", kTiny + "grid:\n  routing.policy: [ecmp, teleport]\n", "routing.policy");
+  expect_bad("zip-lengths", kTiny + "zip:\n  workload.load: [0.2, 0.4]\n  workload.duration_us: [10]\n",
+             "workload.duration_us");
+  expect_bad("bad-seeds", kTiny + "grid:\n  flowcut.table.entries: [16]\nseeds: [1, x]\n", "seeds");
+  expect_bad("bad-section", kTiny + "grdi:\n  flowcut.table.entries: [16]\n", "grdi");
+}
+
+TEST(Sweep, KneeNeedsASweptSizeKey) {
+  const fs::path f = write("knee-nosize.yaml", kTiny + "grid:\n  workload.size_bytes: [4096, 8192]\n");
+  const Result r = cmd("sweep " + f.string() + " --report knee --out " + tmp("knee-nosize-out").string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("size_key"), std::string::npos) << r.output;
+}
+
+TEST(Sweep, GridZipAndSeedsExpand) {
+  const fs::path f = write("expand.yaml", kTiny +
+                                              "grid:\n  flowcut.table.entries: [16, 64, 256]\n"
+                                              "zip:\n  workload.size_bytes: [4096, 8192]\n  nic.mtu_bytes: [1024, 2048]\n"
+                                              "seeds: 2\n");
+  const SweepSpec s = load_sweep(f.string());
+  EXPECT_EQ(s.points.size(), 3u * 2 * 2);
+  EXPECT_EQ(s.swept_keys, (std::vector<std::string>{"flowcut.table.entries", "workload.size_bytes", "nic.mtu_bytes",
+                                                    "sim.seed"}));
+  EXPECT_EQ(s.size_key, "flowcut.table.entries");
+  EXPECT_EQ(s.points[3].values[1].second, "8192");
+  EXPECT_EQ(s.points[3].values[2].second, "2048");
+  EXPECT_NE(s.points[0].scenario_yaml.find("flowcut.table.entries: 16"), std::string::npos) << s.points[0].scenario_yaml;
+}
+
+TEST(Sweep, RunsResumesAndReportsFailures) {
+  const fs::path out = tmp("resume-out");
+  const fs::path f = write("resume.yaml", kTiny + "grid:\n  flowcut.table.entries: [16, 64]\nseeds: [1, 2]\n");
+  Result r = cmd("sweep " + f.string() + " -j 2 --report knee --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("4 points: 4 run now, 0 skipped"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("knee"), std::string::npos) << r.output;
+  const std::string csv = slurp(out / "results.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "point,hash,flowcut.table.entries,sim.seed,status,flows_completed,flows_count,fct_avg_ns,fct_p99_ns,"
+            "ooo_fraction,flowcut_high_water,flowcut_overflows,letflow_high_water,drain_fraction,sim_time_ns,"
+            "wall_seconds");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5) << csv;
+  EXPECT_TRUE(fs::exists(out / "results.sqlite"));
+  EXPECT_TRUE(fs::exists(out / "knee.csv"));
+
+  // Rerun: nothing runs again.
+  r = cmd("sweep " + f.string() + " -j 2 --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("4 points: 0 run now, 4 skipped"), std::string::npos) << r.output;
+  EXPECT_EQ(slurp(out / "results.csv"), csv);
+
+  // Points finished outside the sweep (another scheduler) leave exit 0, a summary and the same scenario:
+  // they count as done too.
+  for (const auto& d : fs::directory_iterator(out / "points")) fs::remove(d.path() / "done.json");
+  r = cmd("sweep " + f.string() + " -j 2 --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("4 points: 0 run now, 4 skipped"), std::string::npos) << r.output;
+
+  // Grow the grid: only the new points run.
+  const fs::path g = write("resume.yaml", kTiny + "grid:\n  flowcut.table.entries: [16, 64, 256]\nseeds: [1, 2]\n");
+  r = cmd("sweep " + g.string() + " -j 2 --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("6 points: 2 run now, 4 skipped"), std::string::npos) << r.output;
+}
+
+TEST(Sweep, FailedPointIsRetriedReportedAndDoesNotStopTheSweep) {
+  // A 4-port switch limit is fine for k=4; an input buffer smaller than one packet fails at build time
+  // (exit 2 from `netasic run`), which the sweep cannot know before running.
+  const fs::path out = tmp("fail-out");
+  const fs::path f =
+      write("fail.yaml", kTiny + "grid:\n  switch.input_buffer_bytes: [1024, 131072]\n  nic.mtu_bytes: [4096]\n");
+  const Result r = cmd("sweep " + f.string() + " -j 2 --out " + out.string());
+  EXPECT_EQ(r.status, 4) << r.output;
+  EXPECT_NE(r.output.find("retrying"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("FAILED after 2 attempts"), std::string::npos) << r.output;
+  const std::string csv = slurp(out / "results.csv");
+  EXPECT_NE(csv.find(",failed,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",done,"), std::string::npos) << csv;
+}
+
+TEST(Sweep, KneeReport) {
+  std::vector<std::map<std::string, std::string>> rows = {
+      {{"flowcut.table.entries", "16"}, {"workload.load", "0.5"}, {"fct_p99_ns", "200"}, {"status", "done"}},
+      {{"flowcut.table.entries", "64"}, {"workload.load", "0.5"}, {"fct_p99_ns", "104"}, {"status", "done"}},
+      {{"flowcut.table.entries", "256"}, {"workload.load", "0.5"}, {"fct_p99_ns", "100"}, {"status", "done"}},
+      {{"flowcut.table.entries", "16"}, {"workload.load", "0.8"}, {"fct_p99_ns", "300"}, {"status", "done"}},
+      {{"flowcut.table.entries", "64"}, {"workload.load", "0.8"}, {"fct_p99_ns", "110"}, {"status", "done"}},
+      {{"flowcut.table.entries", "256"}, {"workload.load", "0.8"}, {"fct_p99_ns", "100"}, {"status", "done"}},
+  };
+  const auto k = knee_report({"flowcut.table.entries", "workload.load"}, "flowcut.table.entries", rows);
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[0].group, "workload.load=0.5");
+  EXPECT_EQ(k[0].knee, "64");
+  EXPECT_EQ(k[1].knee, "256");
+}
+
+TEST(SizeCli, TableJsonSeriesAndBadKey) {
+  Result r = cmd("size hosts=1024 link_gbps=200");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("ingress_only"), std::string::npos) << r.output;
+  r = cmd("size --json --set latency_us=4.096 --set key_bytes=0");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  EXPECT_NEAR(j["active_flows"].get<double>(), 1024 * 25.0, 1e-6);
+  r = cmd("size --vs latency_us=1,2,4");
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = cmd("size hostz=3");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("hostz"), std::string::npos) << r.output;
+  r = cmd("size --vs mtu_bytes=abc");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("mtu_bytes"), std::string::npos) << r.output;
+}
+
+TEST(PlotCli, WritesAPngAndRejectsUnknownColumns) {
+  const fs::path csv = write("plot.csv",
+                             "point,hash,flowcut.table.entries,workload.load,status,fct_p99_ns\n"
+                             "0,a,16,0.5,done,2000\n1,b,64,0.5,done,1500\n2,c,16,0.8,done,3000\n3,d,64,0.8,done,1800\n");
+  const fs::path png = tmp("plot.png");
+  Result r = cmd("plot " + csv.string() + " --x flowcut.table.entries --y fct_p99_ns --series workload.load --out " +
+                 png.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  ASSERT_TRUE(fs::exists(png));
+  EXPECT_EQ(slurp(png).substr(1, 3), "PNG");
+  r = cmd("plot " + csv.string() + " --x flowcut.table.entries --y fct_p98_ns --out " + png.string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("fct_p98_ns"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace netasic::sizing
