@@ -548,11 +548,13 @@ nlohmann::json Simulation::summary() const {
   if (policy_ == RoutingPolicy::flowcut) {
     FlowcutCounters c;
     std::uint64_t fgfc_frames = 0, fallbacks = 0, nic_timeouts = 0, high_water = 0, capacity = 0;
+    std::uint64_t draining_at_end = 0;  // entries still draining when the run stopped
     for (const auto& sw : switches_) {
       c.add(sw->flowcut_counters());
       if (const FlowcutTableIf* t = sw->flowcut_table()) {
         high_water = std::max<std::uint64_t>(high_water, t->high_water());
         capacity = t->config().entries;
+        for (std::uint32_t i = 0; i < t->config().entries; ++i) draining_at_end += t->read(i).draining;
       }
     }
     for (const auto& nic : nics_) {
@@ -579,6 +581,9 @@ nlohmann::json Simulation::summary() const {
                     {"path_changes", c.path_changes},
                     {"drains", c.drains},
                     {"drains_completed", c.drains_completed},
+                    {"drain_refreshes", c.drain_refreshes},
+                    {"drains_abandoned", c.drains_abandoned},
+                    {"drains_in_progress_at_end", draining_at_end},
                     {"early_resumes", c.early_resumes},
                     {"drain_fraction_of_fct", fct_ps > 0 ? drain_ps / fct_ps : 0.0},
                     {"acks", c.acks_generated},

@@ -34,6 +34,8 @@ void FlowcutCounters::add(const FlowcutCounters& o) {
   path_changes += o.path_changes;
   drains += o.drains;
   drains_completed += o.drains_completed;
+  drain_refreshes += o.drain_refreshes;
+  drains_abandoned += o.drains_abandoned;
   early_resumes += o.early_resumes;
   overflows += o.overflows;
   untracked_packets += o.untracked_packets;

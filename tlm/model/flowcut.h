@@ -89,6 +89,8 @@ struct FlowcutCounters {
   std::uint64_t path_changes = 0;    // new flowcuts on a different port than the flow's previous one
   std::uint64_t drains = 0;          // XOFF sent (or NIC-internal pause) to drain a flow
   std::uint64_t drains_completed = 0;
+  std::uint64_t drain_refreshes = 0;   // XOFF sent again: the source resumed on its period before draining
+  std::uint64_t drains_abandoned = 0;  // drains given up after kMaxDrainRefreshes renewals
   std::uint64_t early_resumes = 0;
   std::uint64_t overflows = 0;       // packets that found the table (or their set) full
   std::uint64_t untracked_packets = 0;

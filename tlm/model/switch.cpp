@@ -86,6 +86,8 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
     fgfc_ = std::make_unique<FgfcGenerator>(g);
     shadow_.assign(std::max<std::uint32_t>(1, config_.flowcut->shadow_counters), 0);
     fc_epoch_.assign(config_.flowcut->table.entries, 0);
+    drain_since_.assign(config_.flowcut->table.entries, 0);
+    drain_refreshes_.assign(config_.flowcut->table.entries, 0);
     local_control_.reserve(radix);
     for (std::uint16_t p = 0; p < radix; ++p) local_control_.emplace_back(config_.control_queue_packets);
   }
@@ -243,16 +245,8 @@ std::uint16_t Switch::route(Packet* p) {
     if (go_valiant) p->via_group = g;
   }
   if (p->via_group != kNoSwitch && groups && my_group == p->via_group) p->via_group = kNoSwitch;
-  // Candidates: minimal next hops; on a dragonfly, toward the target group by the canonical route (its
-  // global link, or a local hop to a switch that has one), so a minimal path crosses one global link and
-  // a Valiant path two: the VC that counts global hops then keeps the fabric deadlock-free.
   std::uint32_t n = 0;
-  const std::uint16_t* c;
-  if (groups && p->via_group != kNoSwitch) c = routing_.next_hops_to_group(id_, p->via_group, n);
-  else if (groups && my_group != dst_group) c = routing_.next_hops_to_group(id_, dst_group, n);
-  else if (routing_.up_down()) c = routing_.next_hops_updown(id_, dst_switch, p->went_down, n);
-  else c = routing_.next_hops(id_, dst_switch, n);
-  if (n == 0) throw ModelError(fmt::format("{}: no route toward switch {}", name(), dst_switch));
+  const std::uint16_t* c = candidates(p, dst_switch, n);
   std::uint16_t o;
   if (data && fc_table_ && tracks(p, dst_switch)) {
     o = flowcut_choose(p, c, n);
@@ -266,6 +260,21 @@ std::uint16_t Switch::route(Packet* p) {
   }
   assign_vc(p, o);
   return o;
+}
+
+const std::uint16_t* Switch::candidates(const Packet* p, std::uint32_t dst_switch, std::uint32_t& n) const {
+  // Minimal next hops; on a dragonfly, toward the target group by the canonical route (its global link,
+  // or a local hop to a switch that has one), so a minimal path crosses one global link and a Valiant
+  // path two: the VC that counts global hops then keeps the fabric deadlock-free.
+  const std::uint16_t* c;
+  const bool groups = routing_.has_groups();
+  if (groups && p->via_group != kNoSwitch) c = routing_.next_hops_to_group(id_, p->via_group, n);
+  else if (groups && routing_.group_of(id_) != routing_.group_of(dst_switch))
+    c = routing_.next_hops_to_group(id_, routing_.group_of(dst_switch), n);
+  else if (routing_.up_down()) c = routing_.next_hops_updown(id_, dst_switch, p->went_down, n);
+  else c = routing_.next_hops(id_, dst_switch, n);
+  if (n == 0) throw ModelError(fmt::format("{}: no route toward switch {}", name(), dst_switch));
+  return c;
 }
 
 void Switch::assign_vc(Packet* p, std::uint16_t o) {
@@ -443,10 +452,58 @@ bool Switch::tracks(const Packet* p, std::uint32_t dst_switch) const {
   return config_.flowcut->variant == FlowcutVariant::full_switch || at_ingress(p);
 }
 
+std::uint16_t Switch::follow_flowcut(Packet* p, std::uint32_t index) {
+  fc_table_->add_bytes(index, p->payload_bytes);
+  const unsigned hop = p->path_len - 1;
+  p->fc_tracked |= static_cast<std::uint16_t>(1u << hop);
+  const FlowcutEntry e = fc_table_->read(index);
+  if (hop == 0) {
+    p->fc_epoch = fc_epoch_[index];
+    // A packet of a draining flow a whole pause period after the XOFF: its source resumed when the period
+    // ran out, before the flow drained, so the entry would never empty. Pause it again, a bounded number of
+    // times (a lost ACK may keep the entry from ever emptying); then give the drain up and let the RTT
+    // monitor decide afresh.
+    const FlowcutParams& fc = *config_.flowcut;
+    if (e.draining && fabric_.now() >= drain_since_[index] + fc.pause_period_ps) {
+      if (drain_refreshes_[index] < kMaxDrainRefreshes) {
+        ++drain_refreshes_[index];
+        drain_since_[index] = fabric_.now();
+        ++fc_counters_.drain_refreshes;
+        send_fgfc(p->src_host, p->flow_hash, true, p->flow);
+      } else {
+        fc_table_->set_drain(index, false);
+        ++fc_counters_.drains_abandoned;
+      }
+    }
+  }
+  return e.out_port;
+}
+
+bool Switch::start_flowcut(Packet* p, const WideKey& key, const std::uint16_t* ports, std::uint32_t n,
+                           std::uint16_t& o) {
+  // The least-loaded candidate, unless untracked bytes of this hash may still be in flight on the flow's
+  // ECMP path, which the new flowcut must then keep.
+  o = shadow_[p->flow_hash % shadow_.size()] ? pick(ports, n, p) : least_loaded(ports, n);
+  const InsertResult r = fc_table_->insert(key, o, p->in_port);
+  if (r.status != InsertStatus::ok) return false;
+  fc_epoch_[r.index] = ++next_epoch_;
+  follow_flowcut(p, r.index);
+  ++fc_counters_.flowcuts;
+  if (at_ingress(p) && flows_) {
+    Flow& f = (*flows_)[p->flow];
+    ++f.flowcuts;
+    if (f.last_port >= 0 && f.last_port != o) {
+      ++f.path_changes;
+      ++fc_counters_.path_changes;
+    }
+    f.last_port = o;
+  }
+  return true;
+}
+
 std::uint16_t Switch::flowcut_choose(Packet* p, const std::uint16_t* ports, std::uint32_t n) {
   const FlowcutParams& fc = *config_.flowcut;
   const WideKey key = WideKey::from_flow(p->key);
-  const unsigned hop = p->path_len - 1;
   // A flow with a packet already waiting waits behind it, even if it has an entry again by now (released
   // ahead of it from the same queue): held packets leave strictly in arrival order.
   for (const Packet* h : held_)
@@ -455,85 +512,38 @@ std::uint16_t Switch::flowcut_choose(Packet* p, const std::uint16_t* ports, std:
       ++fc_counters_.held_packets;
       return kHeld;
     }
-  if (const auto idx = fc_table_->lookup(key)) {
-    fc_table_->add_bytes(*idx, p->payload_bytes);
-    p->fc_tracked |= static_cast<std::uint16_t>(1u << hop);
-    if (hop == 0) p->fc_epoch = fc_epoch_[*idx];
-    return fc_table_->read(*idx).out_port;
-  }
-  // A new flowcut: the least-loaded candidate, unless untracked bytes of this hash may still be in flight
-  // on the flow's ECMP path, which it must then keep.
-  std::uint32_t& shadow = shadow_[p->flow_hash % shadow_.size()];
-  const std::uint16_t ecmp = pick(ports, n, p);
-  const std::uint16_t o = shadow ? ecmp : least_loaded(ports, n);
-  const InsertResult r = fc_table_->insert(key, o, p->in_port);
-  if (r.status == InsertStatus::ok) {
-    fc_table_->add_bytes(r.index, p->payload_bytes);
-    p->fc_tracked |= static_cast<std::uint16_t>(1u << hop);
-    fc_epoch_[r.index] = ++next_epoch_;
-    if (hop == 0) p->fc_epoch = fc_epoch_[r.index];
-    ++fc_counters_.flowcuts;
-    if (at_ingress(p) && flows_) {
-      Flow& f = (*flows_)[p->flow];
-      ++f.flowcuts;
-      if (f.last_port >= 0 && f.last_port != o) {
-        ++f.path_changes;
-        ++fc_counters_.path_changes;
-      }
-      f.last_port = o;
-    }
-    return o;
-  }
+  if (const auto idx = fc_table_->lookup(key)) return follow_flowcut(p, *idx);
+  std::uint16_t o;
+  if (start_flowcut(p, key, ports, n, o)) return o;
   ++fc_counters_.overflows;
   // Hold only at the ingress: there a held packet keeps only its own host's input buffer. Holding deeper
   // in the fabric (full switch) can close a hold-and-wait cycle, where one switch's held packets keep the
   // buffer that flows tracked by another switch need in order to drain; there the packet goes untracked.
-  if (fc.overflow == FlowcutOverflow::hold && hop == 0) {
+  if (fc.overflow == FlowcutOverflow::hold && p->path_len == 1) {
     held_.push_back(p);
     ++fc_counters_.held_packets;
     return kHeld;
   }
-  shadow += p->payload_bytes;
+  shadow_[p->flow_hash % shadow_.size()] += p->payload_bytes;
   ++fc_counters_.untracked_packets;
-  return ecmp;
+  return pick(ports, n, p);
 }
 
 void Switch::retry_held() {
   while (!held_.empty()) {
     Packet* p = held_.front();
-    const std::uint32_t dst_switch = routing_.host_switch(p->dst_host);
-    std::uint32_t n = 0;
-    const std::uint16_t* c = routing_.next_hops(id_, dst_switch, n);
     const WideKey key = WideKey::from_flow(p->key);
     if (!fc_table_->lookup(key) && fc_table_->occupancy() == fc_table_->config().entries) return;
-    held_.pop_front();
+    std::uint32_t n = 0;
+    const std::uint16_t* c = candidates(p, routing_.host_switch(p->dst_host), n);
     // Not through flowcut_choose's own hold check: this packet is the oldest of its flow.
-    std::uint32_t& shadow = shadow_[p->flow_hash % shadow_.size()];
-    const unsigned hop = p->path_len - 1;
     std::uint16_t o;
     if (const auto idx = fc_table_->lookup(key)) {
-      fc_table_->add_bytes(*idx, p->payload_bytes);
-      o = fc_table_->read(*idx).out_port;
-      if (hop == 0) p->fc_epoch = fc_epoch_[*idx];
-    } else {
-      o = shadow ? pick(c, n, p) : least_loaded(c, n);
-      const InsertResult r = fc_table_->insert(key, o, p->in_port);
-      if (r.status != InsertStatus::ok) {  // its set is full: keep waiting, in order
-        held_.push_front(p);
-        return;
-      }
-      fc_table_->add_bytes(r.index, p->payload_bytes);
-      fc_epoch_[r.index] = ++next_epoch_;
-      if (hop == 0) p->fc_epoch = fc_epoch_[r.index];
-      ++fc_counters_.flowcuts;
-      if (at_ingress(p) && flows_) {
-        Flow& f = (*flows_)[p->flow];
-        ++f.flowcuts;
-        if (f.last_port >= 0 && f.last_port != o) ++f.path_changes, ++fc_counters_.path_changes;
-        f.last_port = o;
-      }
+      o = follow_flowcut(p, *idx);
+    } else if (!start_flowcut(p, key, c, n, o)) {
+      return;  // its set is full: it keeps waiting, first in line
     }
-    p->fc_tracked |= static_cast<std::uint16_t>(1u << hop);
+    held_.pop_front();
     assign_vc(p, o);
     enqueue(p, o);
   }
@@ -621,6 +631,8 @@ void Switch::flowcut_ack_at_table(Packet* a, bool tracked, bool ingress) {
     fc_table_->set_rtt(*idx, u.avg, u.last, u.diff_avg);
     if (u.drain && (fc.min_packets_left == 0 || a->packets_left >= fc.min_packets_left)) {
       fc_table_->set_drain(*idx, true);
+      drain_since_[*idx] = fabric_.now();
+      drain_refreshes_[*idx] = 0;
       draining = true;
       ++fc_counters_.drains;
       if (flows_) ++(*flows_)[a->flow].drains;

@@ -115,10 +115,13 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   void enqueue(Packet* p, std::uint16_t o);
   std::uint16_t route(Packet* p);
   void assign_vc(Packet* p, std::uint16_t o);
+  const std::uint16_t* candidates(const Packet* p, std::uint32_t dst_switch, std::uint32_t& n) const;
   static constexpr std::uint16_t kHeld = 0xffff;
   // Flowcut.
   bool tracks(const Packet* p, std::uint32_t dst_switch) const;
   std::uint16_t flowcut_choose(Packet* p, const std::uint16_t* ports, std::uint32_t n);
+  std::uint16_t follow_flowcut(Packet* p, std::uint32_t index);  // a table hit: count it, take its port
+  bool start_flowcut(Packet* p, const WideKey& key, const std::uint16_t* ports, std::uint32_t n, std::uint16_t& o);
   bool flowcut_ack(Packet* a);  // true when consumed here
   void flowcut_ack_at_table(Packet* a, bool tracked, bool at_ingress);
   void make_flowcut_ack(const Packet* p);
@@ -212,6 +215,9 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   // Early resume releases an entry with packets still in flight; their ACKs must not be taken off the
   // flow's next entry. Each ingress entry gets an epoch, packets carry it and ACKs echo it.
   std::vector<std::uint32_t> fc_epoch_;
+  std::vector<Ps> drain_since_;                 // per entry: when its drain started (or was renewed)
+  std::vector<std::uint8_t> drain_refreshes_;   // per entry: XOFFs sent again for this drain
+  static constexpr std::uint8_t kMaxDrainRefreshes = 3;
   std::uint32_t next_epoch_ = 0;
   std::deque<Packet*> held_;
   std::vector<boost::circular_buffer<Packet*>> local_control_;  // per output: frames generated here
