@@ -149,9 +149,11 @@ std::vector<KeyDef> build_keys() {
       N("nic.rto_us", "us", "100", 0.001, 1e9,
         "Retransmission timeout (go-back-N), armed only where packets can be lost (lossy links or error rates)."),
       I("nic.rx_buffer_bytes", "bytes", "262144", 1024, 1e10, "NIC receive buffer (credits advertised to the switch)."),
-      C("nic.transport", "basic", {"basic", "reorder"},
+      C("nic.transport", "basic", {"basic", "reorder", "gbn"},
         "basic: per-packet ACKs, unbounded reordering at the receiver; reorder: the rearrange-buffer engine "
-        "with cumulative ACK / NACK (Martinez et al., IPDPS 2005), nic.reorder.*."),
+        "with cumulative ACK / NACK (Martinez et al., IPDPS 2005), nic.reorder.*; gbn: go-back-N (RoCE-like): "
+        "the receiver accepts only the expected PSN, drops the rest and NACKs once per gap, the sender "
+        "resends from the NACKed PSN."),
       C("nic.reorder.memory", "static", {"static", "dynamic"},
         "Rearrange memory: a fixed partition per connection, or one pool per NIC with a per-connection cap."),
       I("nic.reorder.buffer_bytes", "bytes", "65536", 64, 1e9,

@@ -206,6 +206,7 @@ void Simulation::elaborate() {
   for (const auto& l : t.links) can_lose = can_lose || l.error_rate > 0;
   nic_config_.rto_ps = can_lose ? static_cast<Ps>(s.number("nic.rto_us") * kPsPerUs) : 0;
   if (policy == RoutingPolicy::flowcut) nic_config_.flowcut = &flowcut_;
+  nic_config_.go_back_n = s.string("nic.transport") == "gbn";
   if (s.string("nic.transport") == "reorder") {
     nic_config_.reorder = true;
     const auto unit = static_cast<std::uint32_t>(s.integer("nic.reorder.unit_bytes"));
@@ -486,6 +487,7 @@ nlohmann::json Simulation::summary() const {
     n.max_ooo_degree = std::max(n.max_ooo_degree, c.max_ooo_degree);
     n.app_out_of_order += c.app_out_of_order;
     n.nacks_sent += c.nacks_sent;
+    n.receiver_drops += c.receiver_drops;
     n.waste_bytes += c.waste_bytes;
     n.received_bytes += c.received_bytes;
   }
@@ -509,6 +511,11 @@ nlohmann::json Simulation::summary() const {
                   {"late", n.late_packets}};
   j["packets"]["timeouts"] = timeouts;
   j["packets"]["app_out_of_order"] = n.app_out_of_order;
+  if (nic_config_.go_back_n) {
+    j["go_back_n"] = {{"receiver_drops", n.receiver_drops},
+                      {"nacks", n.nacks_sent},
+                      {"waste_fraction", n.received_bytes ? static_cast<double>(n.waste_bytes) / static_cast<double>(n.received_bytes) : 0.0}};
+  }
   if (nic_config_.reorder) {
     std::uint64_t mbs = 0, mms = 0, rejections = 0;
     std::vector<std::uint64_t> hist(16, 0);

@@ -53,6 +53,7 @@ struct Flow {
   std::uint32_t app_next = 0;             // next PSN the application expects
   std::uint64_t app_out_of_order = 0;     // deliveries to the application out of sequence (must stay 0)
   std::uint32_t connection = 0xffffffffu;  // the destination NIC's rearrange connection
+  std::uint32_t gbn_nacked = 0xffffffffu;  // go-back-N receiver: the expected PSN already NACKed
 
   // Routing events reported per flow (path changes: a later packet left on a new path).
   std::uint64_t path_changes = 0;

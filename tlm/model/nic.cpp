@@ -133,6 +133,10 @@ void Nic::receive_data(Packet* p) {
     reorder_receive(f, p);
     return;
   }
+  if (config_.go_back_n) {
+    gbn_receive(f, p);
+    return;
+  }
   ++counters_.data_packets_received;
   const std::uint32_t psn = p->psn;
   if (psn < f.expected_psn || f.received[psn]) {
@@ -186,8 +190,9 @@ void Nic::receive_data(Packet* p) {
 
 void Nic::receive_ack(Packet* p) {
   Flow& f = flows_[p->flow];
-  if (config_.reorder) {
-    reorder_source_ack(f, p);
+  if (config_.reorder || config_.go_back_n) {
+    if (config_.go_back_n) gbn_source_ack(f, p);
+    else reorder_source_ack(f, p);
     fabric_.pool().put(p);
     try_send();
     return;
@@ -605,6 +610,73 @@ bool Nic::injection_allows(Flow& f) {
   const std::uint32_t window = rb.buffer_units / std::max<std::uint32_t>(1, rb.max_packet_units) + 1;
   const std::uint32_t psn = f.resend.empty() ? f.next_psn : *f.resend.begin();
   return psn < f.acked_upto + window;
+}
+
+// ---- Go-back-N transport (RoCE-like) ---------------------------------------------------------------------
+
+void Nic::gbn_receive(Flow& f, Packet* p) {
+  ++counters_.data_packets_received;
+  counters_.received_bytes += p->size_bytes;
+  if (p->retransmit) counters_.waste_bytes += p->size_bytes;
+  const std::uint32_t psn = p->psn;
+  if (psn == f.expected_psn) {
+    // In order: delivered at once, acknowledged cumulatively.
+    f.received[psn] = true;
+    f.delivered_bytes += p->payload_bytes;
+    counters_.payload_delivered += p->payload_bytes;
+    f.app_next = psn + 1;
+    ++f.expected_psn;
+    f.highest_psn = std::max(f.highest_psn, psn + 1);
+    if (f.expected_psn == f.packets && !f.done()) {
+      f.finish = fabric_.now();
+      if (flows_.mark_completed()) fabric_.request_stop();
+    }
+    send_control(nullptr, f, PacketType::ack, psn);
+  } else if (psn > f.expected_psn) {
+    // Out of order: dropped. One NACK per gap asks the source to go back to the expected PSN.
+    ++f.ooo_packets;
+    ++counters_.ooo_packets;
+    f.max_ooo_degree = std::max(f.max_ooo_degree, psn - f.expected_psn);
+    counters_.max_ooo_degree = std::max(counters_.max_ooo_degree, psn - f.expected_psn);
+    ++counters_.receiver_drops;
+    if (f.gbn_nacked != f.expected_psn) {
+      f.gbn_nacked = f.expected_psn;
+      ++counters_.nacks_sent;
+      send_control(nullptr, f, PacketType::nack, f.expected_psn);
+    }
+  } else {
+    // A duplicate of a delivered packet: acknowledge what has been delivered.
+    ++f.duplicates;
+    ++counters_.duplicates;
+    send_control(nullptr, f, PacketType::ack, f.expected_psn - 1);
+  }
+  fabric_.pool().put(p);
+  try_send();
+}
+
+void Nic::gbn_source_ack(Flow& f, const Packet* p) {
+  counters_.received_bytes += p->size_bytes;
+  counters_.waste_bytes += p->size_bytes;
+  const std::uint32_t sn = p->ack_psn;
+  if (p->type == PacketType::ack) {
+    if (sn < f.packets && sn + 1 > f.acked_upto) {
+      for (std::uint32_t psn = f.acked_upto; psn <= sn; ++psn) {
+        if (f.acked[psn]) continue;
+        f.acked[psn] = true;
+        ++f.acked_count;
+      }
+      f.acked_upto = sn + 1;
+      f.last_ack = fabric_.now();
+      if (f.acked_count == f.packets) f.sender_done = true;
+    }
+  } else if (sn < f.packets && sn >= f.acked_upto && sn < f.next_psn) {
+    // NACK: everything from sn on is resent.
+    f.next_psn = sn;
+    if (std::find(active_.begin(), active_.end(), f.id) == active_.end()) active_.push_back(f.id);
+  }
+  // In flight: the payload of PSNs sent beyond the last cumulative ACK (only the last packet is short).
+  auto offset = [&](std::uint32_t psn) { return std::min<std::uint64_t>(f.size_bytes, std::uint64_t{psn} * config_.mtu_bytes); };
+  f.inflight_bytes = f.next_psn > f.acked_upto ? offset(f.next_psn) - offset(f.acked_upto) : 0;
 }
 
 }  // namespace netasic

@@ -37,6 +37,7 @@ struct NicConfig {
   const FlowcutParams* flowcut = nullptr;  // set with routing.policy flowcut (any variant)
   // Reorder transport (nic.transport = reorder).
   bool reorder = false;
+  bool go_back_n = false;  // nic.transport = gbn
   ReorderBufferConfig reorder_buffer{};    // connections = flows into this NIC (set per NIC)
   std::uint32_t reorder_unit_bytes = 256;
   enum class Injection { unlimited, adap_li, adap_lw } injection = Injection::adap_li;
@@ -59,6 +60,7 @@ struct NicCounters {
   std::uint64_t fgfc_timeouts = 0;         // paused flows that resumed on their period, without XON
   // Reorder transport.
   std::uint64_t nacks_sent = 0;
+  std::uint64_t receiver_drops = 0;       // go-back-N: packets dropped for not being the expected one
   std::uint64_t app_out_of_order = 0;
   std::uint64_t waste_bytes = 0;           // received resends and ACK/NACK packets
   std::uint64_t received_bytes = 0;        // every data and ACK/NACK byte received
@@ -106,6 +108,8 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   void on_timeout(std::uint32_t flow_id);
   void receive_fgfc(Packet* p);
   void reorder_receive(Flow& f, Packet* p);
+  void gbn_receive(Flow& f, Packet* p);
+  void gbn_source_ack(Flow& f, const Packet* p);
   void reorder_source_ack(Flow& f, const Packet* p);
   void send_control(Packet* reuse, const Flow& f, PacketType type, std::uint32_t sn);
   bool injection_allows(Flow& f);
