@@ -59,6 +59,18 @@ void Nic::add_flow(std::uint32_t flow_id) {
   fabric_.schedule(f.start, this, kFlowStart, flow_id);
 }
 
+std::uint32_t Nic::payload_of(const Flow& f, std::uint32_t psn) const {
+  return static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(config_.mtu_bytes, f.size_bytes - std::uint64_t{psn} * config_.mtu_bytes));
+}
+
+void Nic::complete_if_delivered(Flow& f) {
+  if (f.expected_psn == f.packets && !f.done()) {
+    f.finish = fabric_.now();
+    if (flows_.mark_completed()) fabric_.request_stop();
+  }
+}
+
 void Nic::add_incoming_flow(std::uint32_t flow_id) { flows_[flow_id].connection = incoming_++; }
 
 void Nic::finish_setup() {
@@ -159,10 +171,7 @@ void Nic::receive_data(Packet* p) {
     f.delivered_bytes += p->payload_bytes;
     counters_.payload_delivered += p->payload_bytes;
     while (f.expected_psn < f.packets && f.received[f.expected_psn]) ++f.expected_psn;
-    if (f.expected_psn == f.packets && !f.done()) {
-      f.finish = fabric_.now();
-      if (flows_.mark_completed()) fabric_.request_stop();
-    }
+    complete_if_delivered(f);
   }
   // Turn the packet into its ACK (no allocation): same flow, reversed direction, control priority.
   Packet* a = p;
@@ -227,8 +236,7 @@ Packet* Nic::next_data_packet() {
       continue;
     }
     const std::uint32_t psn = resend ? *f.resend.begin() : f.next_psn;
-    const std::uint64_t offset = std::uint64_t{psn} * config_.mtu_bytes;
-    const auto payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(config_.mtu_bytes, f.size_bytes - offset));
+    const std::uint32_t payload = payload_of(f, psn);
     if ((config_.window_bytes && f.inflight_bytes + payload > config_.window_bytes && f.inflight_bytes > 0) ||
         !may_send(f, payload) || !injection_allows(f)) {
       ++rr_;
@@ -518,15 +526,11 @@ void Nic::reorder_receive(Flow& f, Packet* p) {
           ++counters_.app_out_of_order;
         }
         f.app_next = ev.sn + 1;
-        const std::uint64_t offset = std::uint64_t{ev.sn} * config_.mtu_bytes;
-        const std::uint64_t payload = std::min<std::uint64_t>(config_.mtu_bytes, f.size_bytes - offset);
+        const std::uint64_t payload = payload_of(f, ev.sn);
         f.delivered_bytes += payload;
         counters_.payload_delivered += payload;
         f.expected_psn = ev.sn + 1;
-        if (f.expected_psn == f.packets && !f.done()) {
-          f.finish = fabric_.now();
-          if (flows_.mark_completed()) fabric_.request_stop();
-        }
+        complete_if_delivered(f);
         break;
       }
       case ReorderEventKind::ack: send_control(nullptr, f, PacketType::ack, ev.sn); break;
@@ -563,9 +567,6 @@ void Nic::reorder_source_ack(Flow& f, const Packet* p) {
   counters_.received_bytes += p->size_bytes;
   counters_.waste_bytes += p->size_bytes;
   const std::uint32_t sn = p->ack_psn;
-  auto payload_of = [&](std::uint32_t psn) {
-    return std::min<std::uint64_t>(config_.mtu_bytes, f.size_bytes - std::uint64_t{psn} * config_.mtu_bytes);
-  };
   if (p->type == PacketType::ack) {
     // Cumulative: everything up to sn is delivered in order.
     if (sn < f.packets && sn + 1 > f.acked_upto) {
@@ -573,7 +574,7 @@ void Nic::reorder_source_ack(Flow& f, const Packet* p) {
         if (f.acked[psn]) continue;
         f.acked[psn] = true;
         ++f.acked_count;
-        f.inflight_bytes -= std::min<std::uint64_t>(f.inflight_bytes, payload_of(psn));
+        f.inflight_bytes -= std::min<std::uint64_t>(f.inflight_bytes, payload_of(f, psn));
         if (f.injection_limited) ++f.li_credits;
       }
       f.acked_upto = sn + 1;
@@ -589,7 +590,7 @@ void Nic::reorder_source_ack(Flow& f, const Packet* p) {
   // NACK sn: the destination rejected it; send it again.
   if (sn >= f.packets || sn < f.acked_upto || f.acked[sn]) return;
   f.resend.insert(sn);
-  f.inflight_bytes -= std::min<std::uint64_t>(f.inflight_bytes, payload_of(sn));
+  f.inflight_bytes -= std::min<std::uint64_t>(f.inflight_bytes, payload_of(f, sn));
   if (config_.injection != NicConfig::Injection::unlimited) {
     if (!f.injection_limited) {
       f.injection_limited = 1;
@@ -627,10 +628,7 @@ void Nic::gbn_receive(Flow& f, Packet* p) {
     f.app_next = psn + 1;
     ++f.expected_psn;
     f.highest_psn = std::max(f.highest_psn, psn + 1);
-    if (f.expected_psn == f.packets && !f.done()) {
-      f.finish = fabric_.now();
-      if (flows_.mark_completed()) fabric_.request_stop();
-    }
+    complete_if_delivered(f);
     send_control(nullptr, f, PacketType::ack, psn);
   } else if (psn > f.expected_psn) {
     // Out of order: dropped. One NACK per gap asks the source to go back to the expected PSN.

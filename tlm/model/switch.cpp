@@ -167,8 +167,7 @@ void Switch::enqueue(Packet* p, std::uint16_t o) {
     const std::size_t q = std::size_t{o} * config_.egress_queues + egress_queue_of(p);
     if (queued_bytes_[q] + p->size_bytes > config_.egress_queue_bytes) {
       ++counters_.packets_dropped;
-      in_fill_[std::size_t{p->in_port} * config_.vcs + p->in_vc] -= p->in_size;
-      in_ports_[p->in_port].link->return_credits(p->in_vc, p->in_size);
+      release_input(p);
       fabric_.pool().put(p);
       return;
     }
@@ -277,6 +276,12 @@ const std::uint16_t* Switch::candidates(const Packet* p, std::uint32_t dst_switc
   return c;
 }
 
+void Switch::release_input(const Packet* p) {
+  // The packet leaves the input buffer: its credit goes back upstream.
+  in_fill_[std::size_t{p->in_port} * config_.vcs + p->in_vc] -= p->in_size;
+  if (Link* link = in_ports_[p->in_port].link) link->return_credits(p->in_vc, p->in_size);
+}
+
 void Switch::assign_vc(Packet* p, std::uint16_t o) {
   if (routing_.up_down() && !routing_.is_up(id_, o) && routing_.peer(id_, o) != RoutingTable::kHost) p->went_down = 1;
   if (p->type == PacketType::data) {
@@ -353,10 +358,8 @@ void Switch::try_grant(std::uint16_t o) {
           if (!f.head) request_mask_[std::size_t{o} * vcs + vc] &= ~(std::uint64_t{1} << i);
           op.rr_input = static_cast<std::uint16_t>(i + 1);
           link->take_credits(vc, p->size_bytes);
-          // The packet leaves the input buffer: its credit goes back upstream.
-          in_fill_[std::size_t{i} * vcs + p->in_vc] -= p->in_size;
+          release_input(p);
           InPort& ip = in_ports_[i];
-          if (ip.link) ip.link->return_credits(p->in_vc, p->in_size);
           // Row bus of the input and the column channel from the input's row to the output.
           const Ps now = fabric_.now();
           const std::size_t col = std::size_t{ip.row} * config_.radix + o;
@@ -598,8 +601,7 @@ bool Switch::flowcut_ack(Packet* a) {
     if (consumed) flowcut_ack_at_table(a, a->fc_tracked & 1u, true);
   }
   if (consumed) {
-    in_fill_[std::size_t{a->in_port} * config_.vcs + a->in_vc] -= a->in_size;
-    in_ports_[a->in_port].link->return_credits(a->in_vc, a->in_size);
+    release_input(a);
     fabric_.pool().put(a);
   }
   return consumed;

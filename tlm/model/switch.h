@@ -115,6 +115,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   void enqueue(Packet* p, std::uint16_t o);
   std::uint16_t route(Packet* p);
   void assign_vc(Packet* p, std::uint16_t o);
+  void release_input(const Packet* p);  // frees its input-buffer space and returns the credit upstream
   const std::uint16_t* candidates(const Packet* p, std::uint32_t dst_switch, std::uint32_t& n) const;
   static constexpr std::uint16_t kHeld = 0xffff;
   // Flowcut.
