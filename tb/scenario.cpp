@@ -96,6 +96,29 @@ std::vector<KeyDef> build_keys() {
         "Descriptors per egress queue: packets it can hold whatever their size (a full queue stops grants)."),
       N("switch.internal_speedup", "", "2", 0.1, 100,
         "Row bus and column channel bandwidth as a multiple of the fastest port."),
+      // Hop-by-hop flow control at the egress queues (docs/flowsail.md).
+      C("switch.flow_control", "none", {"none", "flowsail", "bfc", "pfc", "ideal"},
+        "none: data waits in VOQs behind small egress queues (credit flow control only); flowsail, bfc, pfc, "
+        "ideal: output-queued data in switch.fc.queues queues per port on a shared buffer, with FlowSail "
+        "(per-flow PAUSE, isolation in rsvQ), BFC-style per-queue pause, PFC per-class pause, or one queue per "
+        "flow (ideal per-flow control). Needs link.flow_control lossless."),
+      I("switch.fc.queues", "", "8", 2, 128,
+        "Physical data queues per egress port (FlowSail: the last of each group is rsvQ). Ignored by ideal."),
+      I("switch.fc.groups", "", "1", 1, 8,
+        "Queue groups per port (traffic class modulo groups), strict priority between groups, each running "
+        "the flow control on its own; must divide switch.fc.queues."),
+      C("switch.fc.scheduler", "rr", {"rr", "drr"}, "Inside a group: round-robin or deficit round-robin."),
+      I("switch.fc.buffer_bytes", "bytes", "12582912", 4096, 1e12, "Shared data buffer per switch (12 MiB)."),
+      I("switch.fc.q_low_bytes", "bytes", "0", 0, 1e10,
+        "FlowSail Ql, BFC and ideal pause threshold; 0: one hop-BDP divided by the non-paused queues of the "
+        "group (ideal: one hop-BDP)."),
+      I("switch.fc.q_high_bytes", "bytes", "0", 0, 1e10, "FlowSail Qh; 0: three times Ql."),
+      I("switch.fc.nft_entries", "", "4096", 2, 1048576, "FlowSail normal-flow table entries per port and group."),
+      I("switch.fc.cft_entries", "", "1024", 2, 1048576, "FlowSail congested-flow table entries per port and group."),
+      I("switch.pfc.xoff_bytes", "bytes", "0", 0, 1e10,
+        "PFC: pause the upstream class when an input's bytes in the switch pass this; 0: three hop-BDPs."),
+      I("switch.pfc.xon_bytes", "bytes", "0", 0, 1e10,
+        "PFC: resume at or below this; 0: two hop-BDPs (half of XOFF when XOFF is set)."),
       C("routing.policy", "ecmp", {"ecmp", "spray", "adaptive", "minimal", "valiant", "ugal", "flowcut", "letflow"},
         "Routing policy: ecmp (flow hash), spray (per-packet random), adaptive (per-packet least-loaded), "
         "flowcut (Flowcut switching, flowcut.*), letflow (flowlet switching, letflow.*); dragonfly also minimal, "

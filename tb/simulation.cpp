@@ -281,6 +281,31 @@ void Simulation::elaborate() {
     }
   }
 
+  // Hop-by-hop flow control at the egress queues.
+  EgressFcConfig fc_config;
+  {
+    const std::string m = s.string("switch.flow_control");
+    fc_config.mode = m == "flowsail" ? FcMode::flowsail
+                   : m == "bfc"      ? FcMode::bfc
+                   : m == "pfc"      ? FcMode::pfc
+                   : m == "ideal"    ? FcMode::ideal
+                                     : FcMode::none;
+    fc_config.queues = static_cast<unsigned>(s.integer("switch.fc.queues"));
+    fc_config.groups = static_cast<unsigned>(s.integer("switch.fc.groups"));
+    fc_config.drr = s.string("switch.fc.scheduler") == "drr";
+    fc_config.quantum_bytes = max_packet;
+    fc_config.buffer_bytes = static_cast<std::uint64_t>(s.integer("switch.fc.buffer_bytes"));
+    fc_config.q_low_bytes = static_cast<std::uint32_t>(s.integer("switch.fc.q_low_bytes"));
+    fc_config.q_high_bytes = static_cast<std::uint32_t>(s.integer("switch.fc.q_high_bytes"));
+    fc_config.nft_entries = static_cast<std::uint32_t>(s.integer("switch.fc.nft_entries"));
+    fc_config.cft_entries = static_cast<std::uint32_t>(s.integer("switch.fc.cft_entries"));
+    fc_config.pfc_xoff_bytes = static_cast<std::uint32_t>(s.integer("switch.pfc.xoff_bytes"));
+    fc_config.pfc_xon_bytes = static_cast<std::uint32_t>(s.integer("switch.pfc.xon_bytes"));
+    for (const char* key : {"switch.fc.nft_entries", "switch.fc.cft_entries"}) {
+      const auto v = s.integer(key);
+      if (v & (v - 1)) throw InputError(fmt::format("{} = {}: must be a power of two", key, v));
+    }
+  }
   // Switches.
   switch_latency_ps_ = ns_to_ps(s.number("switch.latency_ns"));
   for (std::uint32_t sw = 0; sw < t.switches(); ++sw) {
@@ -304,6 +329,7 @@ void Simulation::elaborate() {
     sc.vc_buffer_bytes = credits_for(node);
     sc.ugal_bias_bytes = s.number("routing.ugal_bias_bytes");
     sc.max_packet_bytes = max_packet;
+    sc.fc = fc_config;
     if (policy == RoutingPolicy::flowcut && flowcut_.variant != FlowcutVariant::nic_only) sc.flowcut = &flowcut_;
     if (policy == RoutingPolicy::letflow) {
       const auto entries = static_cast<std::uint32_t>(s.integer("letflow.entries"));
@@ -602,6 +628,47 @@ nlohmann::json Simulation::summary() const {
                     {"table", {{"entries", capacity}, {"high_water", high_water}, {"overflows", c.overflows},
                                {"untracked_packets", c.untracked_packets}, {"held_packets", c.held_packets}}},
                     {"control_frames_dropped", c.control_overflows}};
+  }
+  if (!switches_.empty() && switches_.front()->egress_fc()) {
+    FcCounters c;
+    std::uint64_t nft_collisions = 0, nic_pauses = 0, nic_resumes = 0;
+    for (const auto& sw : switches_) {
+      const EgressFc& e = *sw->egress_fc();
+      const FcCounters& x = e.counters();
+      c.pause_frames += x.pause_frames;
+      c.resume_frames += x.resume_frames;
+      c.marked_packets += x.marked_packets;
+      c.order_marks += x.order_marks;
+      c.order_mark_waits += x.order_mark_waits;
+      c.isolations += x.isolations;
+      c.cft_collisions += x.cft_collisions;
+      c.max_buffer_bytes = std::max(c.max_buffer_bytes, x.max_buffer_bytes);
+      c.max_queue_bytes = std::max(c.max_queue_bytes, x.max_queue_bytes);
+      nft_collisions += e.nft_collisions();
+    }
+    for (const auto& nic : nics_) {
+      nic_pauses += nic->counters().pause_frames;
+      nic_resumes += nic->counters().resume_frames;
+    }
+    double paused_ps = 0;
+    for (const Flow& f : flows_.flows()) paused_ps += static_cast<double>(f.hop_paused_ps);
+    const EgressFcConfig& fc = switches_.front()->egress_fc()->config();
+    j["flow_control"] = {{"mode", to_string(fc.mode)},
+                         {"queues", fc.mode == FcMode::ideal ? 0u : fc.queues},
+                         {"groups", fc.groups},
+                         {"buffer_bytes", fc.buffer_bytes},
+                         {"pause_frames", c.pause_frames},
+                         {"resume_frames", c.resume_frames},
+                         {"frames_received_by_nics", {{"pause", nic_pauses}, {"resume", nic_resumes}}},
+                         {"source_paused_us", paused_ps / kPsPerUs},
+                         {"marked_packets", c.marked_packets},
+                         {"isolations", c.isolations},
+                         {"order_mark_pairs", c.order_marks},
+                         {"order_mark_waits", c.order_mark_waits},
+                         {"nft_collisions", nft_collisions},
+                         {"cft_collisions", c.cft_collisions},
+                         {"max_shared_buffer_bytes", c.max_buffer_bytes},
+                         {"max_data_queue_bytes", c.max_queue_bytes}};
   }
   if (policy_ == RoutingPolicy::letflow) {
     std::uint64_t flowlets = 0, collisions = 0, high_water = 0;

@@ -1,5 +1,6 @@
 #include "tlm/blocks/flowsail.h"
 
+#include <algorithm>
 #include <string>
 
 #include "tlm/blocks/hash.h"
@@ -22,7 +23,7 @@ void require(bool ok, const std::string& what) {
 }  // namespace
 
 Flowsail::Flowsail(const FlowsailConfig& c, Rng& rng) : config_(c), rng_(rng) {
-  require(c.queues >= 2 && c.queues <= 32, "queues = " + std::to_string(c.queues) + " is outside 2 .. 32");
+  require(c.queues >= 2 && c.queues <= 128, "queues = " + std::to_string(c.queues) + " is outside 2 .. 128");
   require(is_pow2(c.nft_entries) && c.nft_entries >= 2 && c.nft_entries <= (1u << 20),
           "nft_entries = " + std::to_string(c.nft_entries) + " must be a power of two in 2 .. 1048576");
   require(is_pow2(c.cft_entries) && c.cft_entries >= 2 && c.cft_entries <= (1u << 20),
@@ -168,9 +169,14 @@ FlowsailControl Flowsail::control(std::uint32_t fid, bool pause) {
   return {status, paused_queues()};
 }
 
+void Flowsail::set_thresholds(std::uint32_t q_low, std::uint32_t q_high) {
+  config_.q_low = std::min(q_low, size_max_);
+  config_.q_high = std::min(std::max(q_low, q_high), size_max_);
+}
+
 std::uint32_t Flowsail::paused_queues() const {
   std::uint32_t m = 0;
-  for (unsigned q = 0; q < config_.queues; ++q)
+  for (unsigned q = 0; q < config_.queues && q < 32; ++q)
     if (qt_[q].cf_num != 0) m |= 1u << q;
   return m;
 }

@@ -35,7 +35,7 @@
 namespace netasic {
 
 struct FlowsailConfig {
-  unsigned queues = 8;            // 2 .. 32 (queues - 1 normal queues + rsvQ)
+  unsigned queues = 8;            // 2 .. 128 (queues - 1 normal queues + rsvQ); the RTL takes 2 .. 32
   std::uint32_t nft_entries = 1024;  // 2 .. 2^20, power of two
   std::uint32_t cft_entries = 256;   // 2 .. 2^20, power of two
   std::uint32_t q_low = 20000;    // Ql, bytes
@@ -62,7 +62,7 @@ struct FlowsailDequeue {
 
 struct FlowsailControl {
   FlowsailStatus status;
-  std::uint32_t paused_queues;  // bitmap: queues whose cfNum is non-zero after the frame
+  std::uint32_t paused_queues;  // bitmap of queues 0 .. 31 whose cfNum is non-zero after the frame
 };
 
 class Flowsail {
@@ -83,6 +83,11 @@ class Flowsail {
   std::uint32_t nft_index(std::uint32_t fid) const;
   std::uint32_t cft_index(std::uint32_t fid) const;
   bool in_cft(std::uint32_t fid) const;
+  // The NFT entry a flow id indexes: its queue and the bytes it has buffered (0 when the flow is idle).
+  unsigned nft_queue(std::uint32_t fid) const { return nft_[nft_index(fid)].qidx; }
+  std::uint32_t nft_size(std::uint32_t fid) const { return nft_[nft_index(fid)].size; }
+  // The network model recomputes Ql and Qh as the number of non-paused queues changes (q_low <= q_high).
+  void set_thresholds(std::uint32_t q_low, std::uint32_t q_high);
 
   std::uint64_t nft_collisions() const { return nft_collisions_; }
   std::uint64_t cft_collisions() const { return cft_collisions_; }

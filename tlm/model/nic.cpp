@@ -134,6 +134,8 @@ void Nic::deliver(Packet* p) {
     receive_ack(p);
   } else if (p->type == PacketType::fgfc) {
     receive_fgfc(p);
+  } else if (p->type == PacketType::pause || p->type == PacketType::resume) {
+    receive_pause(p);
   } else {
     fabric_.pool().put(p);
   }
@@ -389,7 +391,26 @@ void Nic::resume(Flow& f, bool timeout) {
   if (timeout) ++counters_.fgfc_timeouts;
 }
 
+void Nic::receive_pause(Packet* p) {
+  // Hop-by-hop flow control from the first switch: PFC stops a traffic class, the per-flow schemes
+  // (FlowSail, BFC-style, ideal) one flow. A flow stays stopped until its RESUME.
+  const bool pause = p->type == PacketType::pause;
+  if (pause) ++counters_.pause_frames;
+  else ++counters_.resume_frames;
+  if (p->fc_pfc) {
+    pfc_paused_[p->tclass % pfc_paused_.size()] = pause;
+  } else if (p->flow < flows_.size() && flows_[p->flow].src == host_) {
+    Flow& f = flows_[p->flow];
+    if (pause && !f.hop_paused) f.hop_paused_since = fabric_.now();
+    if (!pause && f.hop_paused) f.hop_paused_ps += fabric_.now() - f.hop_paused_since;
+    f.hop_paused = pause;
+  }
+  fabric_.pool().put(p);
+  if (!pause) try_send();
+}
+
 bool Nic::may_send(Flow& f, std::uint32_t payload) {
+  if (f.hop_paused || pfc_paused_[f.tclass % pfc_paused_.size()]) return false;
   if (fc_table_) {
     if (f.fc_draining) return false;
     // Overflow policy hold: a flow without an entry waits for one.

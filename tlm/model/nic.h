@@ -11,6 +11,7 @@
 
 #include <boost/circular_buffer.hpp>
 
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -58,6 +59,8 @@ struct NicCounters {
   std::uint64_t fgfc_frames = 0;           // FGFC frames received
   std::uint64_t fgfc_class_fallbacks = 0;  // frames that found the paused-flow cache full: class paused
   std::uint64_t fgfc_timeouts = 0;         // paused flows that resumed on their period, without XON
+  std::uint64_t pause_frames = 0;          // hop-by-hop PAUSE / RESUME frames received (switch.flow_control)
+  std::uint64_t resume_frames = 0;
   // Reorder transport.
   std::uint64_t nacks_sent = 0;
   std::uint64_t receiver_drops = 0;       // go-back-N: packets dropped for not being the expected one
@@ -107,6 +110,7 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   void arm_timer(Flow& f, Ps at);
   void on_timeout(std::uint32_t flow_id);
   void receive_fgfc(Packet* p);
+  void receive_pause(Packet* p);
   std::uint32_t payload_of(const Flow& f, std::uint32_t psn) const;  // only the last packet is short
   void complete_if_delivered(Flow& f);  // records the finish when the last byte is delivered in order
   void reorder_receive(Flow& f, Packet* p);
@@ -136,7 +140,8 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   NicCounters counters_;
   // Flowcut: the FGFC paused-flow cache (switch variants), or the flow table (NIC-only variant).
   std::unique_ptr<FgfcCache> fgfc_cache_;
-  std::vector<std::uint64_t> class_paused_until_;  // per traffic class, microseconds (cache fallback)
+  std::vector<std::uint64_t> class_paused_until_;
+  std::array<bool, 8> pfc_paused_{};  // per traffic class: PFC PAUSE received, no RESUME yet  // per traffic class, microseconds (cache fallback)
   std::unique_ptr<FlowcutTableIf> fc_table_;
   std::unique_ptr<RttMonitor> rtt_;
   std::vector<std::uint32_t> shadow_;

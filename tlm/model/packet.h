@@ -72,6 +72,11 @@ struct Packet {
   std::uint32_t fgfc_credit = 0;
   std::uint16_t fgfc_period = 0;     // microseconds; 0 = XON
   std::uint8_t fgfc_xoff = 0;
+  // Hop-by-hop flow control (switch.flow_control): a data packet's congestion mark at the switch holding
+  // it; a PAUSE / RESUME frame's flow id (the flow's hash) or, for PFC, its traffic class.
+  std::uint8_t fc_mark = 0;
+  std::uint8_t fc_pfc = 0;           // frame: 1 = PFC (per class), 0 = per flow
+  std::uint32_t fc_fid = 0;
 };
 
 class PacketPool {

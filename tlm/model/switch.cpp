@@ -9,7 +9,7 @@
 namespace netasic {
 
 namespace {
-enum SwitchEvent : std::uint32_t { kArrive = 1, kTxDone = 2, kFgfcPoll = 3 };
+enum SwitchEvent : std::uint32_t { kArrive = 1, kTxDone = 2, kFgfcPoll = 3, kFcKick = 4 };
 
 inline std::uint32_t mix32(std::uint32_t x) {
   x ^= x >> 16;
@@ -91,12 +91,31 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
     local_control_.reserve(radix);
     for (std::uint16_t p = 0; p < radix; ++p) local_control_.emplace_back(config_.control_queue_packets);
   }
+  if (config_.fc.mode != FcMode::none) {
+    if (!config_.lossless)
+      throw InputError(fmt::format("switch.flow_control {} needs a lossless fabric (link.lossless true)",
+                                   to_string(config_.fc.mode)));
+    if (config_.fc.buffer_bytes < config_.max_packet_bytes)
+      throw InputError(fmt::format("switch.fc.buffer_bytes = {} cannot hold one packet of {} bytes",
+                                   config_.fc.buffer_bytes, config_.max_packet_bytes));
+    efc_ = std::make_unique<EgressFc>(config_.fc, radix, fabric_.pool(), rng_);
+    if (local_control_.empty()) {
+      local_control_.reserve(radix);
+      for (std::uint16_t p = 0; p < radix; ++p) local_control_.emplace_back(config_.control_queue_packets);
+    }
+  }
 }
 
 void Switch::attach(std::uint16_t port, Link* in_link, Link* out_link) {
   in_ports_[port].link = in_link;
   out_ports_[port].link = out_link;
   if (out_link) out_link->set_sender(this, port);
+  if (efc_ && out_link) {
+    // One hop-BDP: the port's rate times the hop RTT, taken as the propagation both ways, the switch's
+    // pipeline latency and one maximum-size packet (the time before a PAUSE can stop the neighbour).
+    const Ps hrtt = 2 * out_link->prop_ps() + config_.latency_ps + out_link->serialization(config_.max_packet_bytes);
+    efc_->set_port_bdp(port, static_cast<std::uint64_t>(out_link->rate_gbps() * static_cast<double>(hrtt) / 8000.0));
+  }
 }
 
 void Switch::receive(std::uint16_t i, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
@@ -126,6 +145,10 @@ void Switch::on_event(std::uint32_t kind, std::uint64_t data) {
   } else if (kind == kFgfcPoll) {
     fgfc_poll_pending_ = false;
     emit_fgfc_frames();
+  } else if (kind == kFcKick) {
+    const auto o = static_cast<std::uint16_t>(data);
+    try_grant(o);
+    try_transmit(o);
   }
 }
 
@@ -135,6 +158,13 @@ void Switch::on_credit(std::uint16_t port) {
 }
 
 void Switch::arrive(Packet* p) {
+  if (efc_) {
+    if (p->type == PacketType::pause || p->type == PacketType::resume) return fc_frame_in(p);
+    if (p->type == PacketType::data) {
+      efc_->on_arrival(p, fc_out_);
+      if (!fc_out_.empty()) send_fc_frames();
+    }
+  }
   if (p->type == PacketType::fc_ack && config_.flowcut && flowcut_ack(p)) return;
   if (config_.flowcut && p->type == PacketType::data) {
     // Record the path (full switch: ACKs retrace it) and add or strip the ingress timestamp header.
@@ -330,11 +360,14 @@ void Switch::try_grant(std::uint16_t o) {
       }
       std::uint64_t mask = request_mask_[std::size_t{o} * vcs + vc];
       if (!mask) continue;
+      // With hop-by-hop flow control, data waits in the shared buffer and takes its credit at transmission.
+      const bool shared = efc_ && vc != 0;
       if (vc != 0) {
-        if (data_room < 0) data_room = (data_slot_free_[o][0] | data_slot_free_[o][1]) != 0;
+        if (data_room < 0)
+          data_room = efc_ ? efc_->room(config_.max_packet_bytes) : (data_slot_free_[o][0] | data_slot_free_[o][1]) != 0;
         if (!data_room) continue;
       }
-      if (!link->has_credit(vc, kMinPacketBytes)) continue;
+      if (!shared && !link->has_credit(vc, kMinPacketBytes)) continue;
       // Round-robin: inputs at or after the last granted one first.
       const unsigned start = op.rr_input;
       const std::uint64_t hi = start >= 64 ? 0 : mask & (~std::uint64_t{0} << start);
@@ -348,16 +381,16 @@ void Switch::try_grant(std::uint16_t o) {
           Packet* p = f.head;
           const std::size_t eq = base + egress_queue_of(p);
           if (vc == 0 ? egress_bytes_[eq] + p->size_bytes > config_.egress_queue_bytes || egress_[eq].full()
-                      : !data_slot_free(eq))
+                      : !shared && !data_slot_free(eq))
             continue;
-          if (!link->has_credit(vc, p->size_bytes)) {
+          if (!shared && !link->has_credit(vc, p->size_bytes)) {
             vc_blocked = true;
             break;
           }
           f.pop();
           if (!f.head) request_mask_[std::size_t{o} * vcs + vc] &= ~(std::uint64_t{1} << i);
           op.rr_input = static_cast<std::uint16_t>(i + 1);
-          link->take_credits(vc, p->size_bytes);
+          if (!shared) link->take_credits(vc, p->size_bytes);
           release_input(p);
           InPort& ip = in_ports_[i];
           // Row bus of the input and the column channel from the input's row to the output.
@@ -367,18 +400,23 @@ void Switch::try_grant(std::uint16_t o) {
           const Ps xfer = static_cast<Ps>(p->size_bytes * internal_ps_per_byte_ + 0.5);
           ip.row_busy = column_busy_[col] = xfer_start + xfer;
           p->t_ready = on_clock(xfer_start + xbar_ps_);
-          egress_push(o, static_cast<std::uint32_t>(eq - base), p);
+          if (shared) efc_->enqueue(o, p, fc_out_);
+          else egress_push(o, static_cast<std::uint32_t>(eq - base), p);
           ++op.egress_packets;
           granted = true;
           break;
         }
       }
     }
-    if (!granted) return;
+    if (!granted) {
+      if (!fc_out_.empty()) send_fc_frames();
+      return;
+    }
   }
 }
 
 void Switch::try_transmit(std::uint16_t o) {
+  if (efc_) return try_transmit_fc(o);
   OutPort& op = out_ports_[o];
   if (op.egress_packets == 0) return;
   const Ps now = fabric_.now();
@@ -425,6 +463,55 @@ void Switch::try_transmit(std::uint16_t o) {
   if (!config_.lossless) queued_bytes_[base + q] -= p->size_bytes;
   --op.egress_packets;
   op.backlog -= p->size_bytes;
+  send(o, p);
+  // Room in the egress queue: more grants may go through; then come back when the link is free.
+  try_grant(o);
+  if (op.egress_packets && !op.tx_pending) {
+    op.tx_pending = true;
+    fabric_.schedule(op.tx_free_at, this, kTxDone, o);
+  }
+}
+
+void Switch::try_transmit_fc(std::uint16_t o) {
+  OutPort& op = out_ports_[o];
+  if (op.egress_packets == 0) return;
+  const Ps now = fabric_.now();
+  if (op.tx_free_at > now) {
+    if (!op.tx_pending) {
+      op.tx_pending = true;
+      fabric_.schedule(op.tx_free_at, this, kTxDone, o);
+    }
+    return;
+  }
+  // Control first; then the data queues EgressFc schedules (stopped queues are passed over). Data takes
+  // its downstream credit here, so a stopped queue never holds credit that a running one could use.
+  const std::size_t base = std::size_t{o} * config_.egress_queues;
+  const bool control = (egress_nonempty_[o][0] & 1) != 0;
+  const bool control_ready = control && egress_[base].front().ready <= now;
+  Packet* p = nullptr;
+  if (!control_ready) {
+    Packet* d = efc_->peek(o, now);
+    if (d && (!control || d->t_ready <= now) && op.link->has_credit(d->vc, d->size_bytes)) {
+      p = efc_->pop(o, fc_out_);
+      op.link->take_credits(p->vc, p->size_bytes);
+    }
+  }
+  if (!p && control) p = egress_pop(o, 0);
+  if (!p) return;  // every data queue empty or stopped, or no credit: a RESUME, credit or grant calls back
+  --op.egress_packets;
+  op.backlog -= p->size_bytes;
+  send(o, p);
+  if (!fc_out_.empty()) send_fc_frames();
+  try_grant(o);
+  if (op.egress_packets && !op.tx_pending) {
+    op.tx_pending = true;
+    fabric_.schedule(op.tx_free_at, this, kTxDone, o);
+  }
+}
+
+void Switch::send(std::uint16_t o, Packet* p) {
+  OutPort& op = out_ports_[o];
+  const Ps now = fabric_.now();
   // The egress switch acknowledges each timestamped packet as it leaves for the host: from here on its
   // order can no longer change.
   if (p->fc_stamped && p->type == PacketType::data && config_.flowcut && routing_.peer(id_, o) == RoutingTable::kHost)
@@ -440,12 +527,35 @@ void Switch::try_transmit(std::uint16_t o) {
   attach_packet(payload, p);
   sc_core::sc_time delay = sc_core::sc_time::from_value(start - now);
   (*out[o])->b_transport(payload, delay);
-  // Room in the egress queue: more grants may go through; then come back when the link is free.
-  try_grant(o);
-  if (op.egress_packets && !op.tx_pending) {
-    op.tx_pending = true;
-    fabric_.schedule(op.tx_free_at, this, kTxDone, o);
+}
+
+void Switch::fc_frame_in(Packet* p) {
+  const std::uint16_t port = p->in_port;
+  release_input(p);
+  efc_->control(port, p);
+  fabric_.pool().put(p);
+  try_transmit(port);
+}
+
+void Switch::send_fc_frames() {
+  for (const FcFrame& fr : fc_out_) {
+    Packet* f = fabric_.pool().get();
+    f->type = fr.pause ? PacketType::pause : PacketType::resume;
+    f->fc_pfc = fr.pfc ? 1 : 0;
+    f->fc_fid = fr.fid;
+    f->flow = fr.flow;
+    f->tclass = fr.tclass;
+    f->size_bytes = 64;
+    f->vc = 0;
+    f->in_port = fr.port;
+    f->in_size = 0;
+    // A lost RESUME would stop a flow for good: the queue grows rather than drop a frame.
+    auto& q = local_control_[fr.port];
+    if (q.full()) q.set_capacity(2 * q.capacity());
+    q.push_back(f);
+    fabric_.schedule(fabric_.now(), this, kFcKick, fr.port);
   }
+  fc_out_.clear();
 }
 
 // ---- Flowcut -------------------------------------------------------------------------------------------

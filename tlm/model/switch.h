@@ -22,6 +22,7 @@
 #include "tlm/blocks/fgfc.h"
 #include "tlm/blocks/flowlet_table.h"
 #include "tlm/common/rng.h"
+#include "tlm/model/egress_fc.h"
 #include "tlm/model/flow.h"
 #include "tlm/model/flowcut.h"
 #include "tlm/model/fabric.h"
@@ -52,6 +53,7 @@ struct SwitchConfig {
   FlowletTableConfig letflow_table{};
   Ps letflow_delta_ps = 50 * kPsPerUs;         // LetFlow checker period (flowlet timeout delta..2 delta)
   std::uint32_t control_queue_packets = 256;   // frames the switch itself generates, per output
+  EgressFcConfig fc{};                         // hop-by-hop flow control (switch.flow_control)
 };
 
 struct SwitchCounters {
@@ -86,6 +88,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   const FlowcutTableIf* flowcut_table() const { return fc_table_.get(); }
   const FlowletTable* flowlet_table() const { return letflow_.get(); }
   const FlowcutCounters& flowcut_counters() const { return fc_counters_; }
+  const EgressFc* egress_fc() const { return efc_.get(); }
 
  private:
   static constexpr std::uint32_t kMinPacketBytes = 64;
@@ -137,6 +140,10 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   std::uint64_t load(std::uint16_t o) const { return out_ports_[o].backlog; }
   void try_grant(std::uint16_t o);
   void try_transmit(std::uint16_t o);
+  void try_transmit_fc(std::uint16_t o);
+  void send(std::uint16_t o, Packet* p);  // onto the link: serialization, cut-through, counters
+  void fc_frame_in(Packet* p);            // a PAUSE / RESUME from the neighbour on p->in_port
+  void send_fc_frames();                  // the frames EgressFc asked for, into the control queues
   std::uint32_t egress_queue_of(const Packet* p) const {
     return p->type == PacketType::data ? 1 + p->tclass % data_queues_ : 0;
   }
@@ -225,6 +232,9 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   FlowcutCounters fc_counters_;
   std::unique_ptr<FlowletTable> letflow_;
   SwitchCounters counters_;
+  std::unique_ptr<EgressFc> efc_;  // switch.flow_control other than none: data egress queues live here
+  std::vector<FcFrame> fc_out_;
+  std::vector<std::uint16_t> fc_kick_;  // ports whose control queue got a frame while the arbiter ran
 };
 
 }  // namespace netasic

@@ -1,0 +1,156 @@
+// Hop-by-hop flow control at a switch's egress ports (switch.flow_control), see docs/flowsail.md:
+//   - every output has `queues` data FIFOs (ideal: one per flow) drawing on one switch-wide shared buffer;
+//     queue groups (traffic class modulo `groups`) are served by strict priority, round-robin or deficit
+//     round-robin inside a group;
+//   - flowsail: FlowSail (Li et al., IEEE/ACM ToN 2024) per port and group, through the block model
+//     tlm/blocks/flowsail: flow-to-queue mapping, hierarchical congested-flow identification, PAUSE(FID) /
+//     RESUME(FID) to the upstream hop; upstream, on-demand isolation in rsvQ with Order Mark matching;
+//   - bfc: BFC-style: a queue per active flow while queues last (else a random one); a queue above its
+//     threshold marks every arriving packet and pauses the packet's flow upstream, and upstream a queue
+//     stops while it holds a paused flow (every flow sharing it stops too);
+//   - ideal: one queue per flow; a flow's queue above the threshold pauses that flow alone upstream;
+//   - pfc: per-priority pause of the whole upstream port when a (port, class) ingress count passes XOFF,
+//     resume below XON; data queues mapped statically by flow hash.
+// The egress role (this switch's queues mark packets and send PAUSE / RESUME to the packet's input port)
+// and the upstream role (frames received on a port stop that port's queues or flows) share one object per
+// switch. Control frames and ACKs do not use these queues: they stay in the switch's control queue.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "tlm/blocks/flowsail.h"
+#include "tlm/common/rng.h"
+#include "tlm/model/packet.h"
+
+namespace netasic {
+
+enum class FcMode : std::uint8_t { none, pfc, bfc, flowsail, ideal };
+const char* to_string(FcMode m);
+
+struct EgressFcConfig {
+  FcMode mode = FcMode::none;
+  unsigned queues = 8;            // data queues per port, 2 .. 128 (ideal: ignored, one queue per flow)
+  unsigned groups = 1;            // strict-priority queue groups; must divide `queues`
+  bool drr = false;               // inside a group: deficit round-robin instead of round-robin
+  std::uint32_t quantum_bytes = 4160;
+  std::uint64_t buffer_bytes = 12ull * 1024 * 1024;  // shared by every data queue of the switch
+  std::uint32_t q_low_bytes = 0;   // 0: 1 hop-BDP / non-paused queues (FlowSail Ql, BFC and ideal threshold)
+  std::uint32_t q_high_bytes = 0;  // 0: 3 hop-BDP / non-paused queues (FlowSail Qh)
+  std::uint32_t pfc_xoff_bytes = 0;  // 0: 3 hop-BDP of the input port
+  std::uint32_t pfc_xon_bytes = 0;   // 0: 2 hop-BDP
+  std::uint32_t nft_entries = 4096;
+  std::uint32_t cft_entries = 1024;
+};
+
+// A frame the switch must send: PAUSE or RESUME, to the neighbour on `port`.
+struct FcFrame {
+  bool pause;
+  bool pfc;
+  std::uint32_t fid;   // per-flow frames: the flow id (hash of its 5-tuple)
+  std::uint32_t flow;  // the run's flow index (lets a NIC find the flow without a lookup)
+  std::uint8_t tclass;
+  std::uint16_t port;
+};
+
+struct FcCounters {
+  std::uint64_t pause_frames = 0, resume_frames = 0;  // sent (per flow or PFC)
+  std::uint64_t marked_packets = 0;                   // packets counted as congestion contributors
+  std::uint64_t order_marks = 0;                      // Order Mark pairs enqueued
+  std::uint64_t order_mark_waits = 0;                 // rsvQ stopped at a mark whose partner had not left
+  std::uint64_t isolations = 0;                       // flows moved to rsvQ by a PAUSE
+  std::uint64_t cft_collisions = 0;                   // PAUSEs that found the CFT entry taken
+  std::uint64_t max_buffer_bytes = 0;                 // shared buffer high-water mark
+  std::uint64_t max_queue_bytes = 0;                  // longest data queue seen
+};
+
+class EgressFc {
+ public:
+  EgressFc(const EgressFcConfig& config, std::uint16_t radix, PacketPool& pool, Rng& rng);
+  ~EgressFc();
+
+  // One hop-BDP of port `o` (link rate x hop RTT): the unit of the automatic thresholds.
+  void set_port_bdp(std::uint16_t o, std::uint64_t bytes) { ports_[o].bdp = bytes; }
+  bool room(std::uint32_t bytes) const { return used_ + bytes <= config_.buffer_bytes; }
+  std::uint64_t used() const { return used_; }
+  std::uint32_t packets(std::uint16_t o) const { return ports_[o].packets; }
+
+  // A data packet arrived at the switch (PFC counts it against its input port and class).
+  void on_arrival(const Packet* p, std::vector<FcFrame>& out);
+  // A data packet is through the crossbar into output `o`'s queues.
+  void enqueue(std::uint16_t o, Packet* p, std::vector<FcFrame>& out);
+  // The data packet output `o` sends next: among queues neither empty nor stopped, a head already at the
+  // egress by `now` first (strict priority between groups, fair inside), else the head that gets there
+  // first. nullptr when every queue is empty or stopped. pop() takes the packet peek() returned.
+  Packet* peek(std::uint16_t o, Ps now);
+  Packet* pop(std::uint16_t o, std::vector<FcFrame>& out);
+  // A PAUSE or RESUME frame arrived on port `o` from its neighbour.
+  void control(std::uint16_t o, const Packet* frame);
+
+  const FcCounters& counters() const { return counters_; }
+  const EgressFcConfig& config() const { return config_; }
+  // Collisions the FlowSail tables counted (flows sharing an NFT entry), over every port.
+  std::uint64_t nft_collisions() const;
+
+ private:
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+  struct Queue {
+    Packet* head = nullptr;
+    Packet* tail = nullptr;
+    std::uint64_t bytes = 0;
+    std::uint32_t paused_flows = 0;  // bfc / ideal: paused flows with packets here
+    std::int64_t deficit = 0;
+    std::uint32_t group = 0;
+    std::uint32_t local = 0;  // index inside its group (FlowSail's queue number)
+  };
+  struct FlowState {           // bfc / ideal, per port
+    std::uint32_t queue = kNone;
+    std::uint64_t bytes = 0;   // buffered in this port's queues
+    std::uint32_t pause_num = 0;
+    bool paused = false;       // stopped by the downstream neighbour
+  };
+  struct Ref {                 // who was sent a PAUSE that a RESUME must undo
+    std::uint32_t fid, flow;
+    std::uint16_t port;
+    std::uint8_t tclass;
+  };
+  struct Port {
+    std::uint64_t bdp = 64 * 1024;
+    std::uint32_t packets = 0;
+    std::vector<Queue> q;
+    std::vector<std::vector<std::uint32_t>> group_queues;  // queue ids per group
+    std::vector<std::uint32_t> rr;                         // per group: where the scan starts
+    std::vector<std::unique_ptr<Flowsail>> fs;             // flowsail: per group
+    std::vector<std::uint8_t> pfc_paused;                  // pfc: per group (priority)
+    std::unordered_map<std::uint32_t, FlowState> flows;    // bfc / ideal
+    std::unordered_map<std::uint64_t, std::vector<Ref>> refs;
+    std::unordered_set<std::uint32_t> marks_out;           // Order Marks that left their normal queue
+    std::uint32_t chosen = kNone;
+  };
+  void push(Queue& q, Packet* p);
+  Packet* pop_head(Queue& q);
+  bool stopped(const Port& port, const Queue& q) const;
+  std::uint32_t active_queues(const Port& port, std::uint32_t group) const;
+  std::uint32_t low(const Port& port, std::uint32_t group) const;
+  void mark(Port& port, Packet* p, std::uint64_t key, bool first, std::vector<FcFrame>& out);
+  void unmark(Port& port, std::uint64_t key, std::vector<FcFrame>& out);
+  void note_queue(const Queue& q) {
+    if (q.bytes > counters_.max_queue_bytes) counters_.max_queue_bytes = q.bytes;
+  }
+
+  EgressFcConfig config_;
+  PacketPool& pool_;
+  Rng& rng_;
+  std::vector<Port> ports_;
+  std::uint64_t used_ = 0;
+  std::uint32_t next_mark_ = 0;
+  // PFC: bytes held per (input port, class) and whether that input has been paused.
+  std::vector<std::uint64_t> ingress_bytes_;
+  std::vector<std::uint8_t> ingress_paused_;
+  FcCounters counters_;
+};
+
+}  // namespace netasic
