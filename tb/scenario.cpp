@@ -102,16 +102,17 @@ std::vector<KeyDef> build_keys() {
         "ideal: output-queued data in switch.fc.queues queues per port on a shared buffer, with FlowSail "
         "(per-flow PAUSE, isolation in rsvQ), BFC-style per-queue pause, PFC per-class pause, or one queue per "
         "flow (ideal per-flow control). Needs link.flow_control lossless."),
-      I("switch.fc.queues", "", "8", 2, 128,
-        "Physical data queues per egress port (FlowSail: the last of each group is rsvQ). Ignored by ideal."),
+      I("switch.fc.queues", "", "8", 1, 128,
+        "Physical data queues per egress port (FlowSail: at least 2 per group, the last of each group is rsvQ; "
+        "BFC and PFC may use 1, every flow sharing it). Ignored by ideal."),
       I("switch.fc.groups", "", "1", 1, 8,
         "Queue groups per port (traffic class modulo groups), strict priority between groups, each running "
         "the flow control on its own; must divide switch.fc.queues."),
       C("switch.fc.scheduler", "rr", {"rr", "drr"}, "Inside a group: round-robin or deficit round-robin."),
       I("switch.fc.buffer_bytes", "bytes", "12582912", 4096, 1e12, "Shared data buffer per switch (12 MiB)."),
       I("switch.fc.q_low_bytes", "bytes", "0", 0, 1e10,
-        "FlowSail Ql, BFC and ideal pause threshold; 0: one hop-BDP divided by the non-paused queues of the "
-        "group (ideal: one hop-BDP)."),
+        "FlowSail Ql, BFC and ideal pause threshold; 0: one hop-BDP divided by the group's active queues (holding "
+        "packets, not paused), ideal: one hop-BDP."),
       I("switch.fc.q_high_bytes", "bytes", "0", 0, 1e10, "FlowSail Qh; 0: three times Ql."),
       I("switch.fc.nft_entries", "", "4096", 2, 1048576, "FlowSail normal-flow table entries per port and group."),
       I("switch.fc.cft_entries", "", "1024", 2, 1048576, "FlowSail congested-flow table entries per port and group."),

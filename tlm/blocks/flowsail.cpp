@@ -127,7 +127,7 @@ FlowsailDequeue Flowsail::dequeue(std::uint32_t fid, unsigned queue, std::uint32
     resume = --pause_num == 0;
     if (resume) ++resumes_;
   }
-  if (rsv && ce.size == 0 && ce.pause_num == 0 && ce.resumed) ce.valid = false;
+  if (!config_.deferred_release && rsv && ce.size == 0 && ce.pause_num == 0 && ce.resumed) ce.valid = false;
   return {FlowsailStatus::ok, resume};
 }
 
@@ -163,7 +163,7 @@ FlowsailControl Flowsail::control(std::uint32_t fid, bool pause) {
       if (ce.orig_paused && qt_[ce.orig_q].cf_num > 0) --qt_[ce.orig_q].cf_num;
       ce.orig_paused = false;
       ce.resumed = true;
-      if (ce.size == 0 && ce.pause_num == 0) ce.valid = false;
+      if (!config_.deferred_release && ce.size == 0 && ce.pause_num == 0) ce.valid = false;
     }
   }
   return {status, paused_queues()};
@@ -172,6 +172,23 @@ FlowsailControl Flowsail::control(std::uint32_t fid, bool pause) {
 void Flowsail::set_thresholds(std::uint32_t q_low, std::uint32_t q_high) {
   config_.q_low = std::min(q_low, size_max_);
   config_.q_high = std::min(std::max(q_low, q_high), size_max_);
+}
+
+bool Flowsail::cft_idle(std::uint32_t fid) const {
+  const Cft& e = cft_[cft_index(fid)];
+  return e.valid && e.fid == fid && e.resumed && e.size == 0 && e.pause_num == 0;
+}
+
+bool Flowsail::cft_release(std::uint32_t fid) {
+  if (!cft_idle(fid)) return false;
+  cft_[cft_index(fid)].valid = false;
+  return true;
+}
+
+bool Flowsail::cft_occupant_idle(std::uint32_t fid, std::uint32_t& occupant) const {
+  const Cft& e = cft_[cft_index(fid)];
+  occupant = e.fid;
+  return e.valid && e.resumed && e.size == 0 && e.pause_num == 0;
 }
 
 std::uint32_t Flowsail::paused_queues() const {

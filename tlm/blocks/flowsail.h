@@ -24,7 +24,8 @@
 //     a dequeue of more bytes than the entry or queue holds is refused: status underflow; a dequeue from
 //     rsvQ or a RESUME for a flow not in CFT: status not_found. Refused requests change no state.
 //   - cfNum counts with pause_bits and saturates; flowNum saturates at 2^flownum_bits - 1.
-//   - the CFT release timestamp hysteresis (2 HRTT) and Order Mark matching are not modelled.
+//   - the CFT release timestamp hysteresis (2 HRTT) is left to the owner (deferred_release, cft_release) and
+//     Order Mark matching to the queues (tlm/model/egress_fc).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +45,10 @@ struct FlowsailConfig {
   unsigned pause_bits = 8;        // width of pauseNum: 2 .. 16
   unsigned flownum_bits = 16;     // width of flowNum: 2 .. 20
   unsigned latency = 3;
+  // false: a congested flow leaves the CFT as soon as it is resumed and has nothing in rsvQ (the RTL);
+  // true: it stays until the owner calls cft_release(), which the network model does once the entry has
+  // also been idle for 2 hop-RTTs (the paper's timestamp hysteresis).
+  bool deferred_release = false;
 };
 
 enum class FlowsailStatus { ok, overflow, underflow, cft_collision, not_found };
@@ -83,6 +88,11 @@ class Flowsail {
   std::uint32_t nft_index(std::uint32_t fid) const;
   std::uint32_t cft_index(std::uint32_t fid) const;
   bool in_cft(std::uint32_t fid) const;
+  // Deferred release: whether the flow's CFT entry is resumed and empty; release it if so. And whether the
+  // entry `fid` indexes is held by some flow (`occupant`) that is resumed and empty.
+  bool cft_idle(std::uint32_t fid) const;
+  bool cft_release(std::uint32_t fid);
+  bool cft_occupant_idle(std::uint32_t fid, std::uint32_t& occupant) const;
   // The NFT entry a flow id indexes: its queue and the bytes it has buffered (0 when the flow is idle).
   unsigned nft_queue(std::uint32_t fid) const { return nft_[nft_index(fid)].qidx; }
   std::uint32_t nft_size(std::uint32_t fid) const { return nft_[nft_index(fid)].size; }

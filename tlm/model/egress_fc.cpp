@@ -33,8 +33,8 @@ EgressFc::EgressFc(const EgressFcConfig& c, std::uint16_t radix, PacketPool& poo
   if (c.groups < 1 || c.groups > kClasses)
     throw InputError(fmt::format("switch.fc.groups = {}: accepted 1..{}", c.groups, kClasses));
   if (c.mode != FcMode::ideal) {
-    if (c.queues < 2 || c.queues > 128)
-      throw InputError(fmt::format("switch.fc.queues = {}: accepted 2..128", c.queues));
+    if (c.queues < 1 || c.queues > 128)
+      throw InputError(fmt::format("switch.fc.queues = {}: accepted 1..128 (FlowSail 2..128)", c.queues));
     if (c.queues % c.groups != 0)
       throw InputError(fmt::format("switch.fc.queues = {} does not divide into switch.fc.groups = {} equal groups",
                                    c.queues, c.groups));
@@ -74,6 +74,7 @@ EgressFc::EgressFc(const EgressFcConfig& c, std::uint16_t radix, PacketPool& poo
         f.flownum_bits = 20;
         f.q_low = 1;
         f.q_high = 1;
+        f.deferred_release = true;
         port.fs.push_back(std::make_unique<Flowsail>(f, rng_));
       }
   }
@@ -121,7 +122,7 @@ bool EgressFc::stopped(const Port& port, const Queue& q) const {
 
 std::uint32_t EgressFc::active_queues(const Port& port, std::uint32_t group) const {
   std::uint32_t n = 0;
-  for (std::uint32_t id : port.group_queues[group]) n += !stopped(port, port.q[id]);
+  for (std::uint32_t id : port.group_queues[group]) n += port.q[id].head && !stopped(port, port.q[id]);
   return std::max<std::uint32_t>(1, n);
 }
 
@@ -166,7 +167,22 @@ void EgressFc::unmark(Port& port, std::uint64_t key, std::vector<FcFrame>& out) 
   port.refs.erase(it);
 }
 
-void EgressFc::enqueue(std::uint16_t o, Packet* p, std::vector<FcFrame>& out) {
+void EgressFc::touch_cft(Port& port, std::uint32_t group, std::uint32_t fid, Ps now) {
+  port.cft_seen[ref_key(group, kCftKey, port.fs[group]->cft_index(fid))] = now;
+}
+
+void EgressFc::release_stale(Port& port, std::uint32_t group, std::uint32_t fid, Ps now) {
+  // A congested flow leaves the CFT once resumed, with nothing in rsvQ, and idle for 2 hop-RTTs.
+  Flowsail& fs = *port.fs[group];
+  std::uint32_t occupant = 0;
+  if (!fs.cft_occupant_idle(fid, occupant)) return;
+  const auto it = port.cft_seen.find(ref_key(group, kCftKey, fs.cft_index(fid)));
+  if (it != port.cft_seen.end() && now < it->second + 2 * port.hrtt) return;
+  fs.cft_release(occupant);
+  if (it != port.cft_seen.end()) port.cft_seen.erase(it);
+}
+
+void EgressFc::enqueue(std::uint16_t o, Packet* p, Ps now, std::vector<FcFrame>& out) {
   Port& port = ports_[o];
   const std::uint32_t g = p->tclass % config_.groups;
   const std::uint32_t fid = p->flow_hash;
@@ -183,7 +199,9 @@ void EgressFc::enqueue(std::uint16_t o, Packet* p, std::vector<FcFrame>& out) {
       const std::uint32_t lo = low(port, g);
       const std::uint32_t hi = config_.q_high_bytes ? config_.q_high_bytes : 3 * lo;
       fs.set_thresholds(lo, std::max(lo, hi));
+      release_stale(port, g, fid, now);
       const bool congested_flow = fs.in_cft(fid);
+      if (congested_flow) touch_cft(port, g, fid, now);
       const FlowsailEnqueue r = fs.enqueue(fid, p->size_bytes);
       if (r.status != FlowsailStatus::ok)
         throw ModelError(fmt::format("FlowSail enqueue refused ({}) at port {}", to_string(r.status), o));
@@ -305,7 +323,7 @@ Packet* EgressFc::peek(std::uint16_t o, Ps now) {
   return port.q[earliest].head;
 }
 
-Packet* EgressFc::pop(std::uint16_t o, std::vector<FcFrame>& out) {
+Packet* EgressFc::pop(std::uint16_t o, Ps now, std::vector<FcFrame>& out) {
   Port& port = ports_[o];
   if (port.chosen == kNone) throw ModelError("EgressFc::pop without a successful peek");
   Queue& q = port.q[port.chosen];
@@ -334,6 +352,7 @@ Packet* EgressFc::pop(std::uint16_t o, std::vector<FcFrame>& out) {
     case FcMode::flowsail: {
       Flowsail& fs = *port.fs[g];
       const bool rsv = q.local == fs.rsv_queue();
+      if (rsv) touch_cft(port, g, fid, now);
       const std::uint32_t index = rsv ? fs.cft_index(fid) : fs.nft_index(fid);
       const FlowsailDequeue r = fs.dequeue(fid, q.local, p->size_bytes, p->fc_mark != 0);
       if (r.status != FlowsailStatus::ok)
@@ -356,7 +375,7 @@ Packet* EgressFc::pop(std::uint16_t o, std::vector<FcFrame>& out) {
   return p;
 }
 
-void EgressFc::control(std::uint16_t o, const Packet* frame) {
+void EgressFc::control(std::uint16_t o, const Packet* frame, Ps now) {
   Port& port = ports_[o];
   const bool pause = frame->type == PacketType::pause;
   const std::uint32_t g = frame->tclass % config_.groups;
@@ -368,11 +387,13 @@ void EgressFc::control(std::uint16_t o, const Packet* frame) {
   switch (config_.mode) {
     case FcMode::flowsail: {
       Flowsail& fs = *port.fs[g];
+      release_stale(port, g, fid, now);
       const bool known = fs.in_cft(fid);
       const std::uint32_t buffered = fs.nft_size(fid);
       const unsigned original = fs.nft_queue(fid);
       const FlowsailControl r = fs.control(fid, pause);
       if (r.status == FlowsailStatus::cft_collision) ++counters_.cft_collisions;
+      if (r.status == FlowsailStatus::ok) touch_cft(port, g, fid, now);
       if (pause && r.status == FlowsailStatus::ok && !known) {
         ++counters_.isolations;
         if (buffered != 0) {

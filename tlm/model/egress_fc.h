@@ -38,8 +38,9 @@ struct EgressFcConfig {
   bool drr = false;               // inside a group: deficit round-robin instead of round-robin
   std::uint32_t quantum_bytes = 4160;
   std::uint64_t buffer_bytes = 12ull * 1024 * 1024;  // shared by every data queue of the switch
-  std::uint32_t q_low_bytes = 0;   // 0: 1 hop-BDP / non-paused queues (FlowSail Ql, BFC and ideal threshold)
-  std::uint32_t q_high_bytes = 0;  // 0: 3 hop-BDP / non-paused queues (FlowSail Qh)
+  // N_active below: queues of the group that hold packets and are not stopped (at least 1).
+  std::uint32_t q_low_bytes = 0;   // 0: 1 hop-BDP / N_active (FlowSail Ql, BFC threshold; ideal: 1 hop-BDP)
+  std::uint32_t q_high_bytes = 0;  // 0: 3 hop-BDP / N_active (FlowSail Qh)
   std::uint32_t pfc_xoff_bytes = 0;  // 0: 3 hop-BDP of the input port
   std::uint32_t pfc_xon_bytes = 0;   // 0: 2 hop-BDP
   std::uint32_t nft_entries = 4096;
@@ -72,8 +73,12 @@ class EgressFc {
   EgressFc(const EgressFcConfig& config, std::uint16_t radix, PacketPool& pool, Rng& rng);
   ~EgressFc();
 
-  // One hop-BDP of port `o` (link rate x hop RTT): the unit of the automatic thresholds.
-  void set_port_bdp(std::uint16_t o, std::uint64_t bytes) { ports_[o].bdp = bytes; }
+  // Port `o`'s hop RTT and one hop-BDP (link rate x hop RTT): the unit of the automatic thresholds, and
+  // how long a resumed, empty congested flow stays in the CFT (2 hop-RTTs).
+  void set_port_hop(std::uint16_t o, Ps hrtt, std::uint64_t bdp_bytes) {
+    ports_[o].hrtt = hrtt;
+    ports_[o].bdp = bdp_bytes;
+  }
   bool room(std::uint32_t bytes) const { return used_ + bytes <= config_.buffer_bytes; }
   std::uint64_t used() const { return used_; }
   std::uint32_t packets(std::uint16_t o) const { return ports_[o].packets; }
@@ -81,14 +86,14 @@ class EgressFc {
   // A data packet arrived at the switch (PFC counts it against its input port and class).
   void on_arrival(const Packet* p, std::vector<FcFrame>& out);
   // A data packet is through the crossbar into output `o`'s queues.
-  void enqueue(std::uint16_t o, Packet* p, std::vector<FcFrame>& out);
+  void enqueue(std::uint16_t o, Packet* p, Ps now, std::vector<FcFrame>& out);
   // The data packet output `o` sends next: among queues neither empty nor stopped, a head already at the
   // egress by `now` first (strict priority between groups, fair inside), else the head that gets there
   // first. nullptr when every queue is empty or stopped. pop() takes the packet peek() returned.
   Packet* peek(std::uint16_t o, Ps now);
-  Packet* pop(std::uint16_t o, std::vector<FcFrame>& out);
+  Packet* pop(std::uint16_t o, Ps now, std::vector<FcFrame>& out);
   // A PAUSE or RESUME frame arrived on port `o` from its neighbour.
-  void control(std::uint16_t o, const Packet* frame);
+  void control(std::uint16_t o, const Packet* frame, Ps now);
 
   const FcCounters& counters() const { return counters_; }
   const EgressFcConfig& config() const { return config_; }
@@ -119,6 +124,8 @@ class EgressFc {
   };
   struct Port {
     std::uint64_t bdp = 64 * 1024;
+    Ps hrtt = 0;
+    std::unordered_map<std::uint64_t, Ps> cft_seen;  // flowsail: (group, CFT index) -> last activity
     std::uint32_t packets = 0;
     std::vector<Queue> q;
     std::vector<std::vector<std::uint32_t>> group_queues;  // queue ids per group
@@ -137,6 +144,8 @@ class EgressFc {
   std::uint32_t low(const Port& port, std::uint32_t group) const;
   void mark(Port& port, Packet* p, std::uint64_t key, bool first, std::vector<FcFrame>& out);
   void unmark(Port& port, std::uint64_t key, std::vector<FcFrame>& out);
+  void touch_cft(Port& port, std::uint32_t group, std::uint32_t fid, Ps now);
+  void release_stale(Port& port, std::uint32_t group, std::uint32_t fid, Ps now);
   void note_queue(const Queue& q) {
     if (q.bytes > counters_.max_queue_bytes) counters_.max_queue_bytes = q.bytes;
   }

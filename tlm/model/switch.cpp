@@ -114,7 +114,7 @@ void Switch::attach(std::uint16_t port, Link* in_link, Link* out_link) {
     // One hop-BDP: the port's rate times the hop RTT, taken as the propagation both ways, the switch's
     // pipeline latency and one maximum-size packet (the time before a PAUSE can stop the neighbour).
     const Ps hrtt = 2 * out_link->prop_ps() + config_.latency_ps + out_link->serialization(config_.max_packet_bytes);
-    efc_->set_port_bdp(port, static_cast<std::uint64_t>(out_link->rate_gbps() * static_cast<double>(hrtt) / 8000.0));
+    efc_->set_port_hop(port, hrtt, static_cast<std::uint64_t>(out_link->rate_gbps() * static_cast<double>(hrtt) / 8000.0));
   }
 }
 
@@ -400,7 +400,7 @@ void Switch::try_grant(std::uint16_t o) {
           const Ps xfer = static_cast<Ps>(p->size_bytes * internal_ps_per_byte_ + 0.5);
           ip.row_busy = column_busy_[col] = xfer_start + xfer;
           p->t_ready = on_clock(xfer_start + xbar_ps_);
-          if (shared) efc_->enqueue(o, p, fc_out_);
+          if (shared) efc_->enqueue(o, p, now, fc_out_);
           else egress_push(o, static_cast<std::uint32_t>(eq - base), p);
           ++op.egress_packets;
           granted = true;
@@ -492,7 +492,7 @@ void Switch::try_transmit_fc(std::uint16_t o) {
   if (!control_ready) {
     Packet* d = efc_->peek(o, now);
     if (d && (!control || d->t_ready <= now) && op.link->has_credit(d->vc, d->size_bytes)) {
-      p = efc_->pop(o, fc_out_);
+      p = efc_->pop(o, now, fc_out_);
       op.link->take_credits(p->vc, p->size_bytes);
     }
   }
@@ -532,7 +532,7 @@ void Switch::send(std::uint16_t o, Packet* p) {
 void Switch::fc_frame_in(Packet* p) {
   const std::uint16_t port = p->in_port;
   release_input(p);
-  efc_->control(port, p);
+  efc_->control(port, p, fabric_.now());
   fabric_.pool().put(p);
   try_transmit(port);
 }

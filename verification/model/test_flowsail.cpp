@@ -1,0 +1,135 @@
+// Hop-by-hop flow control at the egress queues (switch.flow_control): FlowSail, BFC-style, PFC and ideal
+// per-flow control in running networks.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tlm/common/error.h"
+#include "verification/common/run_helpers.h"
+
+namespace netasic {
+namespace {
+
+using test::write_temp;
+
+// FlowSail's three-flow microbenchmark (Li et al., ToN 2024, Fig. 9/10): hosts S1, S2, S3 (60, 20 and
+// 20 Gb/s links) behind switch SW1, one 100 Gb/s link to SW2, receivers R1 (40 Gb/s: port P2, the
+// bottleneck) and R2. f1 = S1 -> R1 and f2 = S2 -> R1 share P2, where f1 exceeds its fair share and f2
+// does not; f3 = S3 -> R2 shares only SW1's port toward SW2 (P1) with f1. 1000-byte packets, as the paper.
+// Returns each flow's average throughput in Gb/s (size over completion time).
+std::vector<double> three_flows(const std::string& mode, int queues, nlohmann::json* summary = nullptr) {
+  const std::string topo = write_temp("three-flows-topo.txt",
+                                     "7 2 6\n5 6\n"
+                                     "0 5 60Gbps 1us 0\n1 5 20Gbps 1us 0\n2 5 20Gbps 1us 0\n"
+                                     "5 6 100Gbps 1us 0\n6 3 40Gbps 1us 0\n6 4 100Gbps 1us 0\n");
+  const std::string flows = write_temp("three-flows.txt",
+                                       "3\n0 3 0 100 4194304 0\n1 3 0 100 4194304 0\n2 4 0 100 4194304 0\n");
+  auto sim = test::run(test::scenario({"topology.type=file", "topology.file=" + topo, "workload.type=file",
+                                       "workload.file=" + flows, "switch.flow_control=" + mode,
+                                       "switch.fc.queues=" + std::to_string(queues), "nic.mtu_bytes=1000",
+                                       "nic.header_bytes=48"}));
+  std::vector<double> gbps;
+  for (const Flow& f : sim->flows().flows()) {
+    EXPECT_TRUE(f.done()) << "flow " << f.id << " did not complete";
+    gbps.push_back(f.done() ? static_cast<double>(f.size_bytes) * 8000.0 / static_cast<double>(f.finish - f.start) : 0);
+  }
+  const auto j = sim->summary();
+  EXPECT_EQ(j["packets"]["out_of_order"].get<std::uint64_t>(), 0u);
+  if (summary) *summary = j;
+  return gbps;
+}
+
+// A 20 Gb/s host link carries 1000 payload bytes in 1068 wire bytes: 18.7 Gb/s of payload at most.
+constexpr double kUnharmed = 17.5;  // within 6.5% of that
+constexpr double kHarmed = 16.5;  // more than 11% below it
+
+TEST(FlowSail, ThreeFlowsPausesOnlyTheCongestingFlow) {
+  nlohmann::json j;
+  const auto r = three_flows("flowsail", 8, &j);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_GE(r[1], kUnharmed) << "f2 shares the congested port without exceeding its share";
+  EXPECT_GE(r[2], kUnharmed) << "f3 only shares an upstream queue with f1";
+  EXPECT_LT(r[0], 40.0 - r[1] + 1.0) << "f1 gets at most what P2 leaves";
+  EXPECT_GT(j["flow_control"]["pause_frames"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(j["flow_control"]["isolations"].get<std::uint64_t>(), 0u) << "f1 moved to rsvQ at SW1";
+}
+
+TEST(FlowSail, ThreeFlowsIsolationProtectsTheUpstreamQueueWithOneNormalQueue) {
+  // Two queues: one normal queue and rsvQ. f1 and f3 share SW1's normal queue; once SW2 pauses f1, SW1
+  // moves it to rsvQ and f3 keeps its rate.
+  nlohmann::json j;
+  const auto r = three_flows("flowsail", 2, &j);
+  EXPECT_GE(r[2], kUnharmed);
+  EXPECT_GT(j["flow_control"]["order_mark_pairs"].get<std::uint64_t>(), 0u)
+      << "f1 had packets in the shared queue when it was isolated: Order Marks keep it in order";
+}
+
+TEST(FlowSail, ThreeFlowsBfcWithFewQueuesSlowsInnocentFlows) {
+  // BFC-style with two queues: f3 ends up sharing f1's upstream queue, which BFC stops as a whole.
+  const auto r = three_flows("bfc", 2);
+  EXPECT_LT(r[2], kHarmed);
+}
+
+TEST(FlowSail, ThreeFlowsPfcSlowsInnocentFlows) {
+  const auto r = three_flows("pfc", 8);
+  EXPECT_LT(r[1], kHarmed);
+  EXPECT_LT(r[2], kHarmed);
+}
+
+TEST(FlowSail, ThreeFlowsIdealPerFlowControl) {
+  const auto r = three_flows("ideal", 8);
+  EXPECT_GE(r[1], kUnharmed);
+  EXPECT_GE(r[2], kUnharmed);
+}
+
+// Incast through a k=4 fat tree: every flow completes, nothing arrives out of order, and the pauses
+// (and, for FlowSail, isolations with Order Marks) actually happened.
+nlohmann::json incast(const std::string& mode, const std::string& queues) {
+  auto sim = test::run(test::scenario({"topology.fat_tree.k=4", "workload.type=incast", "workload.incast.senders=12",
+                                       "workload.size_bytes=262144", "link.rate_gbps=100", "link.prop_delay_ns=1000",
+                                       "nic.mtu_bytes=1000", "nic.header_bytes=48", "switch.flow_control=" + mode,
+                                       "switch.fc.queues=" + queues}));
+  const auto j = sim->summary();
+  EXPECT_EQ(j["flows"]["completed"].get<std::uint64_t>(), 12u);
+  EXPECT_EQ(j["packets"]["out_of_order"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(j["packets"]["dropped"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(j["flow_control"]["pause_frames"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(j["flow_control"]["pause_frames"], j["flow_control"]["resume_frames"]) << "every PAUSE was undone";
+  return j;
+}
+
+TEST(FlowSail, IncastCompletesInOrder) {
+  const auto j = incast("flowsail", "8");
+  EXPECT_GT(j["flow_control"]["isolations"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(j["flow_control"]["order_mark_pairs"].get<std::uint64_t>(), 0u);
+}
+
+TEST(FlowSail, IncastTwoQueuesCompletesInOrder) { incast("flowsail", "2"); }
+TEST(FlowSail, IncastBfcCompletes) { incast("bfc", "8"); }
+TEST(FlowSail, IncastPfcCompletes) { incast("pfc", "8"); }
+
+TEST(FlowSail, IncastDrrAndGroups) {
+  auto sim = test::run(test::scenario({"topology.fat_tree.k=4", "workload.type=incast", "workload.incast.senders=8",
+                                       "workload.size_bytes=131072", "switch.flow_control=flowsail",
+                                       "switch.fc.queues=16", "switch.fc.groups=4", "switch.fc.scheduler=drr"}));
+  const auto j = sim->summary();
+  EXPECT_EQ(j["flows"]["completed"].get<std::uint64_t>(), 8u);
+  EXPECT_EQ(j["packets"]["out_of_order"].get<std::uint64_t>(), 0u);
+}
+
+TEST(FlowSail, RejectsGroupsThatDoNotDivideTheQueues) {
+  EXPECT_THROW(test::run(test::scenario({"switch.flow_control=flowsail", "switch.fc.queues=6", "switch.fc.groups=4"})),
+               InputError);
+}
+
+TEST(FlowSail, RejectsOneQueue) {
+  EXPECT_THROW(test::run(test::scenario({"switch.flow_control=flowsail", "switch.fc.queues=1"})), InputError);
+}
+
+TEST(FlowSail, NeedsALosslessFabric) {
+  EXPECT_THROW(test::run(test::scenario({"switch.flow_control=flowsail", "link.flow_control=lossy"})), InputError);
+}
+
+}  // namespace
+}  // namespace netasic
