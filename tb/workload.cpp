@@ -108,6 +108,41 @@ Workload build_workload(const Scenario& s, const Topology& t) {
     }
     w.description = fmt::format("random partners, {} sizes (mean {:.0f} B), load {}, {} us: {} flows", cdf.name(),
                                 cdf.mean_bytes(), load, s.number("workload.duration_us"), w.flows.size());
+    // Incast bursts on top (FlowSail's evaluation): Poisson bursts, each `degree` random senders to one
+    // random host, sizes uniform in [min, max], carrying `incast_mix.load` of the hosts' total capacity.
+    const double incast_load = s.number("workload.incast_mix.load");
+    if (incast_load > 0) {
+      const auto degree = static_cast<std::uint32_t>(s.integer("workload.incast_mix.degree"));
+      const auto lo = static_cast<std::uint64_t>(s.integer("workload.incast_mix.min_bytes"));
+      const auto hi = static_cast<std::uint64_t>(s.integer("workload.incast_mix.max_bytes"));
+      if (degree > hosts - 1)
+        throw InputError(fmt::format("workload.incast_mix.degree = {}: at most {} (hosts other than the receiver)",
+                                     degree, hosts - 1));
+      if (lo > hi)
+        throw InputError(fmt::format("workload.incast_mix.min_bytes = {} is above workload.incast_mix.max_bytes = {}",
+                                     lo, hi));
+      double capacity = 0;  // bytes per ps, every host link
+      for (std::uint32_t h = 0; h < hosts; ++h) capacity += host_rate_gbps(t, h) / 8000.0;
+      const double mean_gap_ps = static_cast<double>(degree) * static_cast<double>(lo + hi) / 2.0 / (incast_load * capacity);
+      std::vector<std::uint32_t> pool(hosts);
+      std::uint64_t bursts = 0;
+      for (double at = 0;;) {
+        at += -std::log(1.0 - rng.uniform()) * mean_gap_ps;
+        if (at >= static_cast<double>(window)) break;
+        const auto dst = static_cast<std::uint32_t>(rng.below(hosts));
+        for (std::uint32_t h = 0; h < hosts; ++h) pool[h] = h;
+        std::swap(pool[dst], pool[hosts - 1]);  // the receiver is not a sender
+        for (std::uint32_t k = 0; k < degree; ++k) {
+          const auto pick = k + static_cast<std::uint32_t>(rng.below(hosts - 1 - k));
+          std::swap(pool[k], pool[pick]);
+          const std::uint64_t size = lo + static_cast<std::uint64_t>(rng.uniform() * static_cast<double>(hi - lo));
+          w.flows.push_back(FlowSpec{pool[k], dst, size, static_cast<Ps>(at), tclass, 4791});
+        }
+        ++bursts;
+      }
+      w.description += fmt::format(", plus {} incast bursts of {} senders ({:.0f}% of host capacity)", bursts, degree,
+                                   incast_load * 100);
+    }
   } else {
     const std::string& path = s.string("workload.file");
     if (path.empty()) throw InputError("workload.type is file but workload.file is not set");

@@ -387,6 +387,15 @@ void EgressFc::control(std::uint16_t o, const Packet* frame, Ps now) {
   switch (config_.mode) {
     case FcMode::flowsail: {
       Flowsail& fs = *port.fs[g];
+      const std::uint64_t dk = (std::uint64_t{g} << 32) | fid;
+      if (pause) {
+        if (port.pause_depth[dk]++ != 0) break;
+      } else {
+        const auto it = port.pause_depth.find(dk);
+        if (it == port.pause_depth.end()) break;  // a RESUME with no PAUSE: nothing to undo
+        if (--it->second != 0) break;
+        port.pause_depth.erase(it);
+      }
       release_stale(port, g, fid, now);
       const bool known = fs.in_cft(fid);
       const std::uint32_t buffered = fs.nft_size(fid);

@@ -126,6 +126,10 @@ class EgressFc {
     std::uint64_t bdp = 64 * 1024;
     Ps hrtt = 0;
     std::unordered_map<std::uint64_t, Ps> cft_seen;  // flowsail: (group, CFT index) -> last activity
+    // flowsail: PAUSEs received per (group, flow) and not yet resumed. Downstream, a flow can be paused by
+    // two counters at once (its NFT entry, then its CFT entry once it is isolated there too): the tables
+    // see the first PAUSE and the last RESUME only.
+    std::unordered_map<std::uint64_t, std::uint32_t> pause_depth;
     std::uint32_t packets = 0;
     std::vector<Queue> q;
     std::vector<std::vector<std::uint32_t>> group_queues;  // queue ids per group

@@ -63,7 +63,7 @@ struct Flow {
   Ps paused_since = kNever;          // source side: paused by FGFC or a NIC-only drain since then
   std::int32_t last_port = -1;       // port (or entropy) of the flow's previous flowcut / flowlet
   bool fc_draining = false;          // NIC-only: the source NIC drains this flow
-  bool hop_paused = false;           // source side: stopped by a PAUSE from the first switch
+  std::uint32_t hop_pauses = 0;      // source side: PAUSEs from the first switch not yet resumed
   Ps hop_paused_since = 0;
   Ps hop_paused_ps = 0;              // time the flow spent stopped by PAUSE frames
   std::uint64_t retransmits = 0;

@@ -400,17 +400,17 @@ void Nic::receive_pause(Packet* p) {
   if (p->fc_pfc) {
     pfc_paused_[p->tclass % pfc_paused_.size()] = pause;
   } else if (p->flow < flows_.size() && flows_[p->flow].src == host_) {
+    // Counted: the first switch may pause a flow from two of its counters at once.
     Flow& f = flows_[p->flow];
-    if (pause && !f.hop_paused) f.hop_paused_since = fabric_.now();
-    if (!pause && f.hop_paused) f.hop_paused_ps += fabric_.now() - f.hop_paused_since;
-    f.hop_paused = pause;
+    if (pause && f.hop_pauses++ == 0) f.hop_paused_since = fabric_.now();
+    if (!pause && f.hop_pauses > 0 && --f.hop_pauses == 0) f.hop_paused_ps += fabric_.now() - f.hop_paused_since;
   }
   fabric_.pool().put(p);
   if (!pause) try_send();
 }
 
 bool Nic::may_send(Flow& f, std::uint32_t payload) {
-  if (f.hop_paused || pfc_paused_[f.tclass % pfc_paused_.size()]) return false;
+  if (f.hop_pauses || pfc_paused_[f.tclass % pfc_paused_.size()]) return false;
   if (fc_table_) {
     if (f.fc_draining) return false;
     // Overflow policy hold: a flow without an entry waits for one.
