@@ -13,7 +13,9 @@ Dctcp::Dctcp(const DctcpConfig& config) : config_(config) {
   double w = static_cast<double>(std::max(config_.initial_window, config_.mss));
   if (config_.max_window) w = std::min(w, static_cast<double>(std::max(config_.max_window, config_.mss)));
   cwnd_ = w;
-  ssthresh_ = w;
+  ssthresh_ = !config_.slow_start ? w
+              : config_.max_window ? static_cast<double>(std::max(config_.max_window, config_.mss))
+                                   : 1e300;
   alpha_ = config_.initial_alpha;
   max_alpha_ = alpha_;
   min_cwnd_ = w;

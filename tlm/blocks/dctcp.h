@@ -13,8 +13,10 @@
 //   - growth on an acknowledgement without new CE bytes: slow start below ssthresh (cwnd += bytes acknowledged), then additive increase
 //     of one mss per window (cwnd += mss * acked / cwnd);
 //   - a retransmission timeout: ssthresh <- max(mss, cwnd / 2), cwnd <- mss.
-// ssthresh starts at the initial window, so a flow starts at that window without slow start, and slow
-// start runs only after a timeout. cwnd never goes below one mss, nor above max_window (when set).
+// With slow_start, ssthresh starts unbounded (or at max_window): the window grows from the initial window
+// by what is acknowledged (doubling per window) until the first cut or timeout, as TCP does. Without,
+// ssthresh starts at the initial window: the flow starts there, additive at once, and slow start runs only
+// after a timeout. cwnd never goes below one mss, nor above max_window (when set).
 #pragma once
 
 #include <cstdint>
@@ -27,6 +29,7 @@ struct DctcpConfig {
   std::uint64_t initial_window = 65536;  // bytes
   std::uint64_t max_window = 0;         // bytes; 0 = no cap
   double initial_alpha = 1.0;           // as Linux (dctcp_alpha_on_init = 1024/1024): the first mark halves
+  bool slow_start = true;               // start in slow start (ssthresh unbounded) rather than at ssthresh
 };
 
 class Dctcp {

@@ -425,6 +425,11 @@ void Switch::try_transmit(std::uint16_t o) {
   if (!config_.lossless) queued_bytes_[base + q] -= p->size_bytes;
   --op.egress_packets;
   op.backlog -= p->size_bytes;
+  // ECN at dequeue: the packet carries the congestion it leaves behind (no queueing delay on the signal).
+  if (config_.ecn_threshold_bytes && p->ect && op.backlog > config_.ecn_threshold_bytes && !p->ce) {
+    p->ce = 1;
+    ++counters_.ce_marked;
+  }
   // The egress switch acknowledges each timestamped packet as it leaves for the host: from here on its
   // order can no longer change.
   if (p->fc_stamped && p->type == PacketType::data && config_.flowcut && routing_.peer(id_, o) == RoutingTable::kHost)

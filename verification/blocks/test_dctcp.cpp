@@ -11,6 +11,7 @@ DctcpConfig cfg(double alpha0 = 1.0) {
   c.mss = 1000;
   c.initial_window = 10000;
   c.initial_alpha = alpha0;
+  c.slow_start = false;
   return c;
 }
 
@@ -72,6 +73,18 @@ TEST(Dctcp, TimeoutRestartsFromOneMssWithSlowStart) {
   EXPECT_EQ(d.window(), 5000u);  // up to ssthresh (half the window at the timeout)
   d.on_ack(5000, 5000, 0, 10, 11);
   EXPECT_EQ(d.window(), 6000u);  // then additive
+}
+
+TEST(Dctcp, SlowStartGrowsByWhatIsAcknowledgedUntilTheFirstCut) {
+  DctcpConfig c = cfg(1.0);
+  c.slow_start = true;
+  Dctcp d(c);
+  for (std::uint32_t k = 1; k <= 10; ++k) d.on_ack(1000, 1000, 0, k, 10 + k);
+  EXPECT_EQ(d.window(), 20000u);  // doubled in one window
+  d.on_ack(1000, 1000, 1000, 10, 21);
+  EXPECT_EQ(d.window(), 10000u);  // the first mark halves it (alpha still 1) and ends slow start
+  d.on_ack(1000, 1000, 0, 21, 31);
+  EXPECT_EQ(d.window(), 10100u);  // additive from here
 }
 
 TEST(Dctcp, MaxWindowCaps) {
