@@ -57,6 +57,7 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
     out.back()->bind(bw_);
   }
   data_queues_ = config_.egress_queues - 1;
+  ecn_threshold_ = config_.ecn_threshold_bytes;
   out_ports_.resize(radix);
   in_ports_.resize(radix);
   for (std::uint16_t p = 0; p < radix; ++p) in_ports_[p].row = (p / config_.ports_per_tile) / config_.tile_columns;
@@ -426,7 +427,7 @@ void Switch::try_transmit(std::uint16_t o) {
   --op.egress_packets;
   op.backlog -= p->size_bytes;
   // ECN at dequeue: the packet carries the congestion it leaves behind (no queueing delay on the signal).
-  if (config_.ecn_threshold_bytes && p->ect && op.backlog > config_.ecn_threshold_bytes && !p->ce) {
+  if (ecn_threshold_ && p->ect && op.backlog > ecn_threshold_ && !p->ce) {
     p->ce = 1;
     ++counters_.ce_marked;
   }

@@ -190,6 +190,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   Ps xbar_ps_;  // grant to egress-ready: latency minus ingress
   std::uint32_t hash_salt_;
   std::uint32_t data_queues_;  // egress queues minus the control queue
+  std::uint64_t ecn_threshold_;  // config_.ecn_threshold_bytes, kept beside what try_transmit reads anyway
   double internal_ps_per_byte_;
 
   std::vector<OutPort> out_ports_;
