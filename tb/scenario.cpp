@@ -120,6 +120,9 @@ std::vector<KeyDef> build_keys() {
         "PFC: pause the upstream class when an input's bytes in the switch pass this; 0: three hop-BDPs."),
       I("switch.pfc.xon_bytes", "bytes", "0", 0, 1e10,
         "PFC: resume at or below this; 0: two hop-BDPs (half of XOFF when XOFF is set)."),
+      I("switch.ecn_threshold_bytes", "bytes", "0", 0, 1e10,
+        "ECN marking: an ECN-capable data packet (nic.cc dctcp) leaving an output whose backlog behind it (VOQs "
+        "plus egress queues of that output) exceeds this many bytes is marked CE; 0 = no marking."),
       C("routing.policy", "ecmp", {"ecmp", "spray", "adaptive", "minimal", "valiant", "ugal", "flowcut", "letflow"},
         "Routing policy: ecmp (flow hash), spray (per-packet random), adaptive (per-packet least-loaded), "
         "flowcut (Flowcut switching, flowcut.*), letflow (flowlet switching, letflow.*); dragonfly also minimal, "
@@ -173,11 +176,29 @@ std::vector<KeyDef> build_keys() {
       N("nic.rto_us", "us", "100", 0.001, 1e9,
         "Retransmission timeout (go-back-N), armed only where packets can be lost (lossy links or error rates)."),
       I("nic.rx_buffer_bytes", "bytes", "262144", 1024, 1e10, "NIC receive buffer (credits advertised to the switch)."),
-      C("nic.transport", "basic", {"basic", "reorder", "gbn"},
+      C("nic.transport", "basic", {"basic", "reorder", "gbn", "sr"},
         "basic: per-packet ACKs, unbounded reordering at the receiver; reorder: the rearrange-buffer engine "
         "with cumulative ACK / NACK (Martinez et al., IPDPS 2005), nic.reorder.*; gbn: go-back-N (RoCE-like): "
         "the receiver accepts only the expected PSN, drops the rest and NACKs once per gap, the sender "
-        "resends from the NACKed PSN."),
+        "resends from the NACKed PSN; sr: selective repeat with direct data placement, a SACK per packet and "
+        "fast retransmit of the holes (nic.sr.*)."),
+      I("nic.sr.dupthresh", "packets", "3", 1, 65536,
+        "Selective repeat: a packet is presumed lost (and resent at once) when this many packets sent after "
+        "it have been acknowledged; reordering by fewer packets never causes a resend."),
+      I("nic.sr.sack_blocks", "", "3", 1, 4,
+        "Selective repeat: received ranges above the cumulative point per SACK (8 bytes each on top of "
+        "nic.ack_bytes): the range of the packet acknowledged first, then the lowest."),
+      C("nic.cc", "none", {"none", "dctcp"},
+        "Congestion control at the source NIC: none (only nic.window_bytes), or dctcp: data packets carry ECT, "
+        "switches mark CE above switch.ecn_threshold_bytes, the receiver echoes the marks, and each flow keeps "
+        "a DCTCP window (nic.dctcp.*), capped by nic.window_bytes when that is set."),
+      N("nic.dctcp.g", "", "0.0625", 0.0001, 1,
+        "DCTCP: gain of alpha, the moving average of the fraction of bytes marked per window of data."),
+      I("nic.dctcp.initial_window_bytes", "bytes", "16384", 64, 1e12,
+        "DCTCP: each flow's first window (about Linux's 10 segments of 1460 B); never below one nic.mtu_bytes."),
+      C("nic.dctcp.slow_start", "on", {"on", "off"},
+        "DCTCP: on: slow start (the window grows by the bytes acknowledged) until the first cut or timeout, then "
+        "one nic.mtu_bytes per window; off: additive from the initial window (slow start only after a timeout)."),
       C("nic.reorder.memory", "static", {"static", "dynamic"},
         "Rearrange memory: a fixed partition per connection, or one pool per NIC with a per-connection cap."),
       I("nic.reorder.buffer_bytes", "bytes", "65536", 64, 1e9,

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <unistd.h>
 
@@ -207,6 +208,15 @@ void Simulation::elaborate() {
   nic_config_.rto_ps = can_lose ? static_cast<Ps>(s.number("nic.rto_us") * kPsPerUs) : 0;
   if (policy == RoutingPolicy::flowcut) nic_config_.flowcut = &flowcut_;
   nic_config_.go_back_n = s.string("nic.transport") == "gbn";
+  nic_config_.selective_repeat = s.string("nic.transport") == "sr";
+  nic_config_.sr_dupthresh = static_cast<std::uint32_t>(s.integer("nic.sr.dupthresh"));
+  nic_config_.sr_sack_blocks = static_cast<std::uint32_t>(s.integer("nic.sr.sack_blocks"));
+  nic_config_.dctcp = s.string("nic.cc") == "dctcp";
+  nic_config_.dctcp_config.g = s.number("nic.dctcp.g");
+  nic_config_.dctcp_config.mss = nic_config_.mtu_bytes;
+  nic_config_.dctcp_config.initial_window = static_cast<std::uint64_t>(s.integer("nic.dctcp.initial_window_bytes"));
+  nic_config_.dctcp_config.max_window = nic_config_.window_bytes;
+  nic_config_.dctcp_config.slow_start = s.string("nic.dctcp.slow_start") == "on";
   if (s.string("nic.transport") == "reorder") {
     nic_config_.reorder = true;
     const auto unit = static_cast<std::uint32_t>(s.integer("nic.reorder.unit_bytes"));
@@ -250,9 +260,12 @@ void Simulation::elaborate() {
     throw InputError(fmt::format("switch.egress_queue_bytes = {} cannot hold one packet of {} bytes", eq_bytes, max_packet));
   if (rx_buf < max_packet)
     throw InputError(fmt::format("nic.rx_buffer_bytes = {} cannot hold one packet of {} bytes", rx_buf, max_packet));
-  if (ctl_buf < nic_config_.ack_bytes)
-    throw InputError(fmt::format("switch.control_buffer_bytes = {} cannot hold one ACK of nic.ack_bytes = {}", ctl_buf,
-                                 nic_config_.ack_bytes));
+  const std::uint32_t max_ack =
+      nic_config_.ack_bytes + (nic_config_.selective_repeat ? 8 * nic_config_.sr_sack_blocks : 0);  // SACK ranges
+  if (ctl_buf < max_ack)
+    throw InputError(fmt::format("switch.control_buffer_bytes = {} cannot hold one ACK of {} bytes (nic.ack_bytes "
+                                 "plus the SACK ranges)",
+                                 ctl_buf, max_ack));
 
   fabric_ = std::make_unique<Fabric>("fabric", ns_to_ps(s.number("sim.sync_quantum_ns")));
   if (s.number("sim.max_time_us") > 0) fabric_->set_time_limit(static_cast<Ps>(s.number("sim.max_time_us") * kPsPerUs));
@@ -330,6 +343,7 @@ void Simulation::elaborate() {
     sc.ugal_bias_bytes = s.number("routing.ugal_bias_bytes");
     sc.max_packet_bytes = max_packet;
     sc.fc = fc_config;
+    sc.ecn_threshold_bytes = static_cast<std::uint64_t>(s.integer("switch.ecn_threshold_bytes"));
     if (policy == RoutingPolicy::flowcut && flowcut_.variant != FlowcutVariant::nic_only) sc.flowcut = &flowcut_;
     if (policy == RoutingPolicy::letflow) {
       const auto entries = static_cast<std::uint32_t>(s.integer("letflow.entries"));
@@ -516,7 +530,16 @@ nlohmann::json Simulation::summary() const {
     n.receiver_drops += c.receiver_drops;
     n.waste_bytes += c.waste_bytes;
     n.received_bytes += c.received_bytes;
+    n.resent_bytes += c.resent_bytes;
+    n.spurious_resends += c.spurious_resends;
+    n.fast_retransmits += c.fast_retransmits;
+    n.timeout_retransmits += c.timeout_retransmits;
+    n.sacks_sent += c.sacks_sent;
+    n.sack_blocks_sent += c.sack_blocks_sent;
+    n.ece_acks += c.ece_acks;
   }
+  const double waste_fraction =
+      n.received_bytes ? static_cast<double>(n.waste_bytes) / static_cast<double>(n.received_bytes) : 0.0;
   std::uint64_t switch_drops = 0, corrupted = 0;
   for (const auto& sw : switches_) switch_drops += sw->counters().packets_dropped;
   for (const auto& l : links_) corrupted += l->corrupted();
@@ -537,10 +560,28 @@ nlohmann::json Simulation::summary() const {
                   {"late", n.late_packets}};
   j["packets"]["timeouts"] = timeouts;
   j["packets"]["app_out_of_order"] = n.app_out_of_order;
+  j["packets"]["spurious_retransmissions"] = n.spurious_resends;
   if (nic_config_.go_back_n) {
     j["go_back_n"] = {{"receiver_drops", n.receiver_drops},
                       {"nacks", n.nacks_sent},
-                      {"waste_fraction", n.received_bytes ? static_cast<double>(n.waste_bytes) / static_cast<double>(n.received_bytes) : 0.0}};
+                      {"retransmitted_bytes", n.resent_bytes},
+                      {"spurious_retransmissions", n.spurious_resends},
+                      {"waste_fraction", waste_fraction}};
+  }
+  if (nic_config_.selective_repeat) {
+    std::uint64_t max_ranges = 0;
+    for (const Flow& f : flows_.flows())
+      if (f.sr_rx) max_ranges = std::max<std::uint64_t>(max_ranges, f.sr_rx->max_ranges());
+    j["selective_repeat"] = {{"dupthresh", nic_config_.sr_dupthresh},
+                             {"sack_blocks", nic_config_.sr_sack_blocks},
+                             {"sacks", n.sacks_sent},
+                             {"sack_ranges_sent", n.sack_blocks_sent},
+                             {"max_ranges_per_flow", max_ranges},
+                             {"fast_retransmits", n.fast_retransmits},
+                             {"timeout_retransmits", n.timeout_retransmits},
+                             {"retransmitted_bytes", n.resent_bytes},
+                             {"spurious_retransmissions", n.spurious_resends},
+                             {"waste_fraction", waste_fraction}};
   }
   if (nic_config_.reorder) {
     std::uint64_t mbs = 0, mms = 0, rejections = 0;
@@ -559,10 +600,44 @@ nlohmann::json Simulation::summary() const {
                     {"max_memory_per_nic_bytes", mms * unit},
                     {"rejections", rejections},
                     {"nacks", n.nacks_sent},
-                    {"waste_fraction", n.received_bytes ? static_cast<double>(n.waste_bytes) / static_cast<double>(n.received_bytes) : 0.0},
+                    {"retransmitted_bytes", n.resent_bytes},
+                    {"spurious_retransmissions", n.spurious_resends},
+                    {"waste_fraction", waste_fraction},
                     {"occupancy_histogram_16ths", hist}};
   }
-  j["bytes"] = {{"injected", n.data_payload_sent}, {"delivered", n.payload_delivered}};
+  j["bytes"] = {{"injected", n.data_payload_sent}, {"delivered", n.payload_delivered}, {"retransmitted", n.resent_bytes}};
+  std::uint64_t ce_marks = 0;
+  for (const auto& sw : switches_) ce_marks += sw->counters().ce_marked;
+  const auto ecn_threshold = scenario_.integer("switch.ecn_threshold_bytes");
+  if (ecn_threshold > 0 || nic_config_.dctcp) j["ecn"] = {{"threshold_bytes", ecn_threshold}, {"ce_marks", ce_marks}};
+  if (nic_config_.dctcp) {
+    std::uint64_t cuts = 0, windows = 0, senders = 0;
+    double alpha_sum = 0, alpha_final_max = 0, alpha_max = 0, window_sum = 0;
+    std::uint64_t min_window = std::numeric_limits<std::uint64_t>::max();
+    for (const Flow& f : flows_.flows()) {
+      if (!f.cc) continue;
+      ++senders;
+      cuts += f.cc->cuts();
+      windows += f.cc->windows();
+      alpha_sum += f.cc->alpha();
+      alpha_final_max = std::max(alpha_final_max, f.cc->alpha());
+      alpha_max = std::max(alpha_max, f.cc->max_alpha());
+      window_sum += static_cast<double>(f.cc->window());
+      min_window = std::min(min_window, f.cc->min_window());
+    }
+    const double k = senders ? static_cast<double>(senders) : 1.0;
+    j["congestion_control"] = {{"type", "dctcp"},
+                               {"g", nic_config_.dctcp_config.g},
+                               {"initial_window_bytes", nic_config_.dctcp_config.initial_window},
+                               {"ece_acks", n.ece_acks},
+                               {"window_cuts", cuts},
+                               {"alpha_updates", windows},
+                               {"alpha_final_avg", alpha_sum / k},
+                               {"alpha_final_max", alpha_final_max},
+                               {"alpha_max", alpha_max},
+                               {"window_final_avg_bytes", window_sum / k},
+                               {"window_min_bytes", senders ? min_window : 0}};
+  }
 
   // Link utilization over the run, switch-to-switch and host links apart.
   std::vector<double> fabric_util, host_util;
@@ -745,6 +820,10 @@ std::string Simulation::summary_table() const {
                                              100.0 * j["links"]["switch_links"]["utilization_avg"].get<double>(),
                                              100.0 * j["links"]["switch_links"]["utilization_max"].get<double>()));
   row("max port queue", fmt::format("{} bytes", j["ports"]["max_queue_bytes"].get<std::uint64_t>()));
+  if (j.contains("selective_repeat"))
+    row("resent bytes / spurious", fmt::format("{} / {}", j["bytes"]["retransmitted"].get<std::uint64_t>(),
+                                               p["spurious_retransmissions"].get<std::uint64_t>()));
+  if (j.contains("ecn")) row("CE marks", fmt::format("{}", j["ecn"]["ce_marks"].get<std::uint64_t>()));
   row("events / packet-hops", fmt::format("{} / {}", j["events"].get<std::uint64_t>(),
                                           j["packet_hops"].get<std::uint64_t>()));
   row("wall time", fmt::format("{:.2f} s ({:.2f} M packet-hops/s)", j["wall_seconds"].get<double>(),

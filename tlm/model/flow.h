@@ -3,9 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <vector>
 
+#include "tlm/blocks/dctcp.h"
+#include "tlm/blocks/selective_repeat.h"
 #include "tlm/common/flow_key.h"
 #include "tlm/common/units.h"
 
@@ -54,6 +57,19 @@ struct Flow {
   std::uint64_t app_out_of_order = 0;     // deliveries to the application out of sequence (must stay 0)
   std::uint32_t connection = 0xffffffffu;  // the destination NIC's rearrange connection
   std::uint32_t gbn_nacked = 0xffffffffu;  // go-back-N receiver: the expected PSN already NACKed
+
+  // Selective repeat (nic.transport = sr): the source's retransmission scoreboard, the destination's
+  // placement scoreboard.
+  std::unique_ptr<SrSender> sr_tx;
+  std::unique_ptr<SackReceiver> sr_rx;
+
+  // Congestion control (nic.cc = dctcp). Source: the window, the receiver's counts last seen, and the
+  // acknowledged packets already fed to the window. Destination: the counts it echoes.
+  std::unique_ptr<Dctcp> cc;
+  std::uint32_t seen_rx_bytes = 0, seen_ce_bytes = 0;  // modulo 2^32, as echoed
+  std::uint32_t cc_acked_seen = 0;
+  std::uint64_t rx_bytes = 0, rx_ce_bytes = 0;  // data payload received (every arrival), and with CE
+  std::uint64_t echoed_ce_bytes = 0;            // CE count at the previous echo (ECE when it moved)
 
   // Routing events reported per flow (path changes: a later packet left on a new path).
   std::uint64_t path_changes = 0;

@@ -56,6 +56,8 @@ void Nic::add_flow(std::uint32_t flow_id) {
   f.packets = static_cast<std::uint32_t>((f.size_bytes + config_.mtu_bytes - 1) / config_.mtu_bytes);
   f.acked.assign(f.packets, false);
   f.received.assign(f.packets, false);
+  if (config_.selective_repeat) f.sr_tx = std::make_unique<SrSender>(f.packets, config_.sr_dupthresh);
+  if (config_.dctcp) f.cc = std::make_unique<Dctcp>(config_.dctcp_config);
   fabric_.schedule(f.start, this, kFlowStart, flow_id);
 }
 
@@ -71,7 +73,11 @@ void Nic::complete_if_delivered(Flow& f) {
   }
 }
 
-void Nic::add_incoming_flow(std::uint32_t flow_id) { flows_[flow_id].connection = incoming_++; }
+void Nic::add_incoming_flow(std::uint32_t flow_id) {
+  Flow& f = flows_[flow_id];
+  f.connection = incoming_++;
+  if (config_.selective_repeat) f.sr_rx = std::make_unique<SackReceiver>();
+}
 
 void Nic::finish_setup() {
   if (!config_.reorder) return;
@@ -143,8 +149,15 @@ void Nic::deliver(Packet* p) {
 
 void Nic::receive_data(Packet* p) {
   Flow& f = flows_[p->flow];
+  // ECN counts, echoed on every ACK/NACK of the flow (every arrival counts, even one the transport drops).
+  f.rx_bytes += p->payload_bytes;
+  if (p->ce) f.rx_ce_bytes += p->payload_bytes;
   if (rb_) {
     reorder_receive(f, p);
+    return;
+  }
+  if (config_.selective_repeat) {
+    sr_receive(f, p);
     return;
   }
   if (config_.go_back_n) {
@@ -156,6 +169,7 @@ void Nic::receive_data(Packet* p) {
   if (psn < f.expected_psn || f.received[psn]) {
     ++f.duplicates;
     ++counters_.duplicates;
+    ++counters_.spurious_resends;
   } else {
     if (psn != f.expected_psn) {
       const std::uint32_t degree = psn - f.expected_psn;
@@ -190,6 +204,9 @@ void Nic::receive_data(Packet* p) {
   a->went_down = 0;
   a->via_group = kNoSwitch;
   a->vc = kControlVc;
+  a->ect = 0;
+  a->ce = 0;
+  echo_ecn(f, a);
   if (control_.full()) {
     ++counters_.control_dropped;
     fabric_.pool().put(a);
@@ -201,13 +218,16 @@ void Nic::receive_data(Packet* p) {
 
 void Nic::receive_ack(Packet* p) {
   Flow& f = flows_[p->flow];
-  if (config_.reorder || config_.go_back_n) {
-    if (config_.go_back_n) gbn_source_ack(f, p);
-    else reorder_source_ack(f, p);
-    fabric_.pool().put(p);
-    try_send();
-    return;
-  }
+  if (config_.selective_repeat) sr_source_ack(f, p);
+  else if (config_.go_back_n) gbn_source_ack(f, p);
+  else if (config_.reorder) reorder_source_ack(f, p);
+  else basic_source_ack(f, p);
+  if (f.cc) cc_on_ack(f, p);
+  fabric_.pool().put(p);
+  try_send();
+}
+
+void Nic::basic_source_ack(Flow& f, const Packet* p) {
   if (fc_table_) nic_flowcut_ack(f, p);
   const std::uint32_t psn = p->ack_psn;
   if (psn < f.packets && !f.acked[psn]) {
@@ -217,8 +237,6 @@ void Nic::receive_ack(Packet* p) {
     f.last_ack = fabric_.now();
     if (f.acked_count == f.packets) f.sender_done = true;
   }
-  fabric_.pool().put(p);
-  try_send();
 }
 
 Packet* Nic::next_data_packet() {
@@ -239,7 +257,9 @@ Packet* Nic::next_data_packet() {
     }
     const std::uint32_t psn = resend ? *f.resend.begin() : f.next_psn;
     const std::uint32_t payload = payload_of(f, psn);
-    if ((config_.window_bytes && f.inflight_bytes + payload > config_.window_bytes && f.inflight_bytes > 0) ||
+    std::uint64_t window = config_.window_bytes;
+    if (f.cc) window = window ? std::min(window, f.cc->window()) : f.cc->window();
+    if ((window && f.inflight_bytes + payload > window && f.inflight_bytes > 0) ||
         !may_send(f, payload) || !injection_allows(f)) {
       ++rr_;
       ++tries;
@@ -257,12 +277,14 @@ Packet* Nic::next_data_packet() {
     p->size_bytes = payload + config_.header_bytes;
     p->tclass = f.tclass;
     p->vc = kDataVc;
+    p->ect = f.cc ? 1 : 0;
     p->packets_left = f.packets - psn - 1;
     if (fc_table_) nic_flowcut_send(f, p);
     p->retransmit = resend || psn < f.sent_high ? 1 : 0;
     if (p->retransmit) {
       ++f.retransmits;
       ++counters_.resent_packets;
+      counters_.resent_bytes += p->size_bytes;
     }
     if (resend) {
       f.resend.erase(f.resend.begin());
@@ -271,7 +293,12 @@ Packet* Nic::next_data_packet() {
       ++f.next_psn;
     }
     if (f.injection_limited && config_.injection == NicConfig::Injection::adap_li && f.li_credits) --f.li_credits;
-    f.inflight_bytes += payload;
+    if (f.sr_tx) {
+      f.sr_tx->sent(psn, payload);
+      f.inflight_bytes = f.sr_tx->inflight_bytes();
+    } else {
+      f.inflight_bytes += payload;
+    }
     ++rr_;
     if (config_.rto_ps && !f.rto_armed) arm_timer(f, fabric_.now() + config_.rto_ps);
     return p;
@@ -330,6 +357,11 @@ void Nic::on_timeout(std::uint32_t flow_id) {
   const Ps since = std::max(f.last_ack, f.start);
   if (since + config_.rto_ps > now) {
     arm_timer(f, since + config_.rto_ps);
+    return;
+  }
+  if (f.cc) f.cc->on_timeout();
+  if (f.sr_tx) {
+    sr_timeout(f);
     return;
   }
   // No progress for a whole timeout: go back to the first unacknowledged packet.
@@ -524,6 +556,7 @@ void Nic::reorder_receive(Flow& f, Packet* p) {
   } else if (psn < expected) {
     ++f.duplicates;
     ++counters_.duplicates;
+    ++counters_.spurious_resends;
   }
   if (psn + 1 < f.highest_psn) {
     ++f.late_packets;
@@ -566,7 +599,7 @@ void Nic::reorder_receive(Flow& f, Packet* p) {
   try_send();
 }
 
-void Nic::send_control(Packet*, const Flow& f, PacketType type, std::uint32_t sn) {
+void Nic::send_control(Packet*, Flow& f, PacketType type, std::uint32_t sn) {
   if (control_.full()) {
     ++counters_.control_dropped;
     return;
@@ -581,6 +614,7 @@ void Nic::send_control(Packet*, const Flow& f, PacketType type, std::uint32_t sn
   a->ack_psn = sn;
   a->size_bytes = config_.ack_bytes;
   a->vc = kControlVc;
+  echo_ecn(f, a);
   control_.push_back(a);
 }
 
@@ -667,6 +701,7 @@ void Nic::gbn_receive(Flow& f, Packet* p) {
     // A duplicate of a delivered packet: acknowledge what has been delivered.
     ++f.duplicates;
     ++counters_.duplicates;
+    ++counters_.spurious_resends;
     send_control(nullptr, f, PacketType::ack, f.expected_psn - 1);
   }
   fabric_.pool().put(p);
@@ -696,6 +731,147 @@ void Nic::gbn_source_ack(Flow& f, const Packet* p) {
   // In flight: the payload of PSNs sent beyond the last cumulative ACK (only the last packet is short).
   auto offset = [&](std::uint32_t psn) { return std::min<std::uint64_t>(f.size_bytes, std::uint64_t{psn} * config_.mtu_bytes); };
   f.inflight_bytes = f.next_psn > f.acked_upto ? offset(f.next_psn) - offset(f.acked_upto) : 0;
+}
+
+// ---- Selective repeat with direct data placement ------------------------------------------------------------
+
+void Nic::sr_receive(Flow& f, Packet* p) {
+  ++counters_.data_packets_received;
+  counters_.received_bytes += p->size_bytes;
+  if (p->retransmit) counters_.waste_bytes += p->size_bytes;
+  SackReceiver& rx = *f.sr_rx;
+  const std::uint32_t psn = p->psn;
+  const std::uint32_t before = rx.cumulative();
+  if (!rx.place(psn)) {
+    // Placed already: this transmission (or the one before it) was not needed.
+    ++f.duplicates;
+    ++counters_.duplicates;
+    ++counters_.spurious_resends;
+  } else {
+    // Written at its offset at once; order as the packets arrive from the network:
+    if (psn != before) {
+      ++f.ooo_packets;
+      ++counters_.ooo_packets;
+      f.max_ooo_degree = std::max(f.max_ooo_degree, psn - before);
+      counters_.max_ooo_degree = std::max(counters_.max_ooo_degree, psn - before);
+    }
+    if (psn + 1 < f.highest_psn) {
+      ++f.late_packets;
+      ++counters_.late_packets;
+    }
+    f.highest_psn = std::max(f.highest_psn, psn + 1);
+    f.received[psn] = true;
+    // The application sees the bytes below the cumulative point, in order.
+    for (std::uint32_t sn = before; sn < rx.cumulative(); ++sn) {
+      if (sn != f.app_next) {
+        ++f.app_out_of_order;
+        ++counters_.app_out_of_order;
+      }
+      f.app_next = sn + 1;
+      const std::uint64_t payload = payload_of(f, sn);
+      f.delivered_bytes += payload;
+      counters_.payload_delivered += payload;
+    }
+    f.expected_psn = rx.cumulative();
+    complete_if_delivered(f);
+  }
+  // One SACK per data packet: the cumulative point and the ranges above it.
+  if (control_.full()) {
+    ++counters_.control_dropped;
+  } else {
+    Packet* a = fabric_.pool().get();
+    a->type = PacketType::ack;
+    a->flow = f.id;
+    a->src_host = f.dst;
+    a->dst_host = f.src;
+    a->key = f.key;
+    a->flow_hash = f.hash;
+    a->ack_psn = rx.cumulative();
+    SackBlock blocks[Packet::kMaxSackBlocks];
+    const std::size_t n = rx.blocks(psn, blocks, config_.sr_sack_blocks);
+    a->sack_n = static_cast<std::uint8_t>(n);
+    for (std::size_t b = 0; b < n; ++b) {
+      a->sack_start[b] = blocks[b].start;
+      a->sack_len[b] = static_cast<std::uint16_t>(std::min<std::uint32_t>(0xffff, blocks[b].end - blocks[b].start));
+    }
+    a->size_bytes = config_.ack_bytes + static_cast<std::uint32_t>(8 * n);
+    a->vc = kControlVc;
+    echo_ecn(f, a);
+    ++counters_.sacks_sent;
+    counters_.sack_blocks_sent += n;
+    control_.push_back(a);
+  }
+  fabric_.pool().put(p);
+  try_send();
+}
+
+void Nic::sr_source_ack(Flow& f, const Packet* p) {
+  counters_.received_bytes += p->size_bytes;
+  counters_.waste_bytes += p->size_bytes;
+  SackBlock blocks[Packet::kMaxSackBlocks];
+  const std::size_t n = std::min<std::size_t>(p->sack_n, Packet::kMaxSackBlocks);
+  for (std::size_t b = 0; b < n; ++b) blocks[b] = SackBlock{p->sack_start[b], p->sack_start[b] + p->sack_len[b]};
+  SrSender& tx = *f.sr_tx;
+  sr_result_.clear();
+  tx.on_sack(p->ack_psn, blocks, n, sr_result_);
+  for (const std::uint32_t psn : sr_result_.acked) {
+    f.acked[psn] = true;
+    ++f.acked_count;
+  }
+  f.acked_upto = tx.cumulative();
+  if (!sr_result_.acked.empty()) f.last_ack = fabric_.now();
+  if (f.acked_count == f.packets) f.sender_done = true;
+  // Fast retransmit: each hole presumed lost goes before new data, lowest PSN first, without waiting for
+  // the timeout.
+  for (const std::uint32_t psn : sr_result_.lost) f.resend.insert(psn);
+  counters_.fast_retransmits += sr_result_.lost.size();
+  f.inflight_bytes = tx.inflight_bytes();
+  if (!sr_result_.lost.empty() && std::find(active_.begin(), active_.end(), f.id) == active_.end())
+    active_.push_back(f.id);
+}
+
+void Nic::sr_timeout(Flow& f) {
+  // No progress for a whole timeout (a lost tail, or a lost resend with too little sent after it):
+  // everything in flight is presumed lost and resent.
+  ++f.timeouts;
+  const Ps now = fabric_.now();
+  sr_lost_.clear();
+  f.sr_tx->on_timeout(sr_lost_);
+  for (const std::uint32_t psn : sr_lost_) f.resend.insert(psn);
+  counters_.timeout_retransmits += sr_lost_.size();
+  f.inflight_bytes = f.sr_tx->inflight_bytes();
+  f.last_ack = now;
+  if (std::find(active_.begin(), active_.end(), f.id) == active_.end()) active_.push_back(f.id);
+  arm_timer(f, now + config_.rto_ps);
+  try_send();
+}
+
+// ---- DCTCP-like congestion control --------------------------------------------------------------------------
+
+void Nic::echo_ecn(Flow& f, Packet* ack) {
+  ack->echo_rx_bytes = static_cast<std::uint32_t>(f.rx_bytes);  // modulo 2^32
+  ack->echo_ce_bytes = static_cast<std::uint32_t>(f.rx_ce_bytes);
+  ack->ece = f.rx_ce_bytes != f.echoed_ce_bytes ? 1 : 0;
+  f.echoed_ce_bytes = f.rx_ce_bytes;
+}
+
+void Nic::cc_on_ack(Flow& f, const Packet* p) {
+  // The counts run modulo 2^32: a difference in the lower half of the range is new, one in the upper half
+  // is an older echo (an ACK overtaken by a later one), which brings nothing.
+  auto advance = [](std::uint32_t& seen, std::uint32_t echoed) -> std::uint64_t {
+    const std::uint32_t d = echoed - seen;
+    if (d >= 0x80000000u) return 0;
+    seen = echoed;
+    return d;
+  };
+  const std::uint64_t rx = advance(f.seen_rx_bytes, p->echo_rx_bytes);
+  const std::uint64_t ce = advance(f.seen_ce_bytes, p->echo_ce_bytes);
+  if (p->ece) ++counters_.ece_acks;
+  // The basic transport acknowledges packet by packet: its cumulative point follows the acknowledged ones.
+  while (f.acked_upto < f.packets && f.acked[f.acked_upto]) ++f.acked_upto;
+  const std::uint64_t acked = std::uint64_t{f.acked_count - f.cc_acked_seen} * config_.mtu_bytes;
+  f.cc_acked_seen = f.acked_count;
+  f.cc->on_ack(acked, rx, ce, f.acked_upto, f.sent_high);
 }
 
 }  // namespace netasic

@@ -42,6 +42,13 @@ struct NicConfig {
   ReorderBufferConfig reorder_buffer{};    // connections = flows into this NIC (set per NIC)
   std::uint32_t reorder_unit_bytes = 256;
   enum class Injection { unlimited, adap_li, adap_lw } injection = Injection::adap_li;
+  // Selective repeat with direct data placement (nic.transport = sr).
+  bool selective_repeat = false;
+  std::uint32_t sr_dupthresh = 3;    // packets sent later and acknowledged before a hole is presumed lost
+  std::uint32_t sr_sack_blocks = 3;  // ranges per SACK (at most Packet::kMaxSackBlocks)
+  // Congestion control (nic.cc = dctcp): data packets carry ECT, the source keeps a window per flow.
+  bool dctcp = false;
+  DctcpConfig dctcp_config{};
 };
 
 struct NicCounters {
@@ -67,6 +74,15 @@ struct NicCounters {
   std::uint64_t app_out_of_order = 0;
   std::uint64_t waste_bytes = 0;           // received resends and ACK/NACK packets
   std::uint64_t received_bytes = 0;        // every data and ACK/NACK byte received
+  std::uint64_t resent_bytes = 0;          // size (header + payload) of the data packets sent again
+  std::uint64_t spurious_resends = 0;      // data arrivals for a PSN already received: one transmission too many
+  // Selective repeat.
+  std::uint64_t fast_retransmits = 0;      // holes presumed lost from SACKs (queued for resending)
+  std::uint64_t timeout_retransmits = 0;   // packets presumed lost at a retransmission timeout
+  std::uint64_t sacks_sent = 0;
+  std::uint64_t sack_blocks_sent = 0;
+  // Congestion control.
+  std::uint64_t ece_acks = 0;              // ACK/NACKs received whose ECE was set
 };
 
 class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
@@ -117,7 +133,13 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   void gbn_receive(Flow& f, Packet* p);
   void gbn_source_ack(Flow& f, const Packet* p);
   void reorder_source_ack(Flow& f, const Packet* p);
-  void send_control(Packet* reuse, const Flow& f, PacketType type, std::uint32_t sn);
+  void send_control(Packet* reuse, Flow& f, PacketType type, std::uint32_t sn);
+  void basic_source_ack(Flow& f, const Packet* p);
+  void sr_receive(Flow& f, Packet* p);
+  void sr_source_ack(Flow& f, const Packet* p);
+  void sr_timeout(Flow& f);
+  void echo_ecn(Flow& f, Packet* ack);       // receiver: the ECN counts onto an ACK/NACK
+  void cc_on_ack(Flow& f, const Packet* p);  // source: the congestion window learns from an ACK/NACK
   bool injection_allows(Flow& f);
   bool may_send(Flow& f, std::uint32_t payload);  // FGFC pause / credit, NIC-only drain and hold
   void resume(Flow& f, bool timeout);
@@ -152,6 +174,8 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   std::unique_ptr<ReorderBuffer> rb_;
   std::uint32_t incoming_ = 0;
   std::vector<std::uint64_t> rb_histogram_;  // occupancy (units in use) sampled per arrival, 16 buckets
+  SrAckResult sr_result_;                    // reused per SACK (no allocation in steady state)
+  std::vector<std::uint32_t> sr_lost_;
 };
 
 }  // namespace netasic

@@ -47,6 +47,12 @@ struct Packet {
   std::uint16_t in_port = 0;     // input port at the current switch
   std::uint16_t out_port = 0;    // output chosen at the current switch
   std::uint32_t via_group = kNoSwitch;  // dragonfly Valiant/UGAL: intermediate group still to reach
+  // ECN (nic.cc = dctcp): a data packet is ECN-capable (ect), a congested switch output marks it (ce); an
+  // ACK/NACK sets ece when the receiver's CE count moved since its previous echo (counts: echo_*_bytes).
+  std::uint8_t ect = 0;
+  std::uint8_t ce = 0;
+  std::uint8_t ece = 0;
+  std::uint8_t sack_n = 0;  // selective-repeat SACK: ranges carried (sack_start / sack_len)
   Ps t_sent = 0;       // when the source NIC put it on the wire
   Ps t_ready = 0;      // inside a switch: when it reaches the egress port
   Ps t_tail = 0;       // inside a switch: when its tail has arrived at the input
@@ -56,6 +62,11 @@ struct Packet {
   std::uint32_t ack_bytes = 0;
   Ps echo_ts = 0;
   std::uint8_t echo_hops = 0;
+  std::uint8_t fgfc_xoff = 0;  // FGFC frame (kept here, in padding, so the packet stays 192 bytes)
+  // Hop-by-hop flow control (switch.flow_control), also in padding: a data packet's congestion mark at the
+  // switch holding it, and whether a PAUSE / RESUME frame is PFC (per class) or per flow (fc_fid).
+  std::uint8_t fc_mark = 0;
+  std::uint8_t fc_pfc = 0;
   std::uint32_t in_size = 0;  // size when it entered the current switch (credits return this much)
   // Flowcut.
   Ps t_ingress = 0;                  // timestamp the ingress switch adds (echoed in the Flowcut ACK)
@@ -66,17 +77,30 @@ struct Packet {
   std::uint16_t fc_tracked = 0;      // bit i: the i-th switch counted this packet in its table
   std::uint32_t fc_epoch = 0;        // which flowcut of its flow the ingress counted it in (early resume)
   static constexpr int kMaxPath = 16;
-  std::uint8_t path_in[kMaxPath] = {};
-  // FGFC frame fields (type fgfc).
-  std::uint32_t fgfc_flow_id = 0;
-  std::uint32_t fgfc_credit = 0;
-  std::uint16_t fgfc_period = 0;     // microseconds; 0 = XON
-  std::uint8_t fgfc_xoff = 0;
-  // Hop-by-hop flow control (switch.flow_control): a data packet's congestion mark at the switch holding
-  // it; a PAUSE / RESUME frame's flow id (the flow's hash) or, for PFC, its traffic class.
-  std::uint8_t fc_mark = 0;
-  std::uint8_t fc_pfc = 0;           // frame: 1 = PFC (per class), 0 = per flow
-  std::uint32_t fc_fid = 0;
+  static constexpr int kMaxSackBlocks = 4;
+  // The last 32 bytes hold fields of one kind of packet each, overlaid so that the packet stays 192 bytes
+  // (three cache lines): the Flowcut path (data packets, Flowcut ACKs), the FGFC frame, or the end-to-end
+  // ACK's echoes (ACK/NACK: the receiver's ECN counts, the SACK's ranges).
+  union {
+    std::uint8_t path_in[kMaxPath] = {};
+    std::uint32_t sack_start[kMaxSackBlocks];  // first PSN of each SACK range
+  };
+  // FGFC frame fields (type fgfc) / ACK echoes. The ECN counts are the receiver's running counts of data
+  // payload bytes received and of those that arrived with CE, modulo 2^32 (AccECN-style: a lost ACK
+  // loses no marks; the source takes differences).
+  union {
+    std::uint32_t fgfc_flow_id = 0;
+    std::uint32_t echo_rx_bytes;
+    std::uint32_t fc_fid;  // PAUSE / RESUME frame: the flow id (hash of its 5-tuple)
+  };
+  union {
+    std::uint32_t fgfc_credit = 0;
+    std::uint32_t echo_ce_bytes;
+  };
+  union {
+    std::uint16_t sack_len[kMaxSackBlocks] = {};  // PSNs in each SACK range (a longer range is reported shorter)
+    std::uint16_t fgfc_period;                    // microseconds; 0 = XON
+  };
 };
 
 class PacketPool {

@@ -57,6 +57,7 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
     out.back()->bind(bw_);
   }
   data_queues_ = config_.egress_queues - 1;
+  ecn_threshold_ = config_.ecn_threshold_bytes;
   out_ports_.resize(radix);
   in_ports_.resize(radix);
   for (std::uint16_t p = 0; p < radix; ++p) in_ports_[p].row = (p / config_.ports_per_tile) / config_.tile_columns;
@@ -512,6 +513,11 @@ void Switch::try_transmit_fc(std::uint16_t o) {
 void Switch::send(std::uint16_t o, Packet* p) {
   OutPort& op = out_ports_[o];
   const Ps now = fabric_.now();
+  // ECN at dequeue: the packet carries the congestion it leaves behind (no queueing delay on the signal).
+  if (ecn_threshold_ && p->ect && op.backlog > ecn_threshold_ && !p->ce) {
+    p->ce = 1;
+    ++counters_.ce_marked;
+  }
   // The egress switch acknowledges each timestamped packet as it leaves for the host: from here on its
   // order can no longer change.
   if (p->fc_stamped && p->type == PacketType::data && config_.flowcut && routing_.peer(id_, o) == RoutingTable::kHost)

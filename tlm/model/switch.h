@@ -54,11 +54,15 @@ struct SwitchConfig {
   Ps letflow_delta_ps = 50 * kPsPerUs;         // LetFlow checker period (flowlet timeout delta..2 delta)
   std::uint32_t control_queue_packets = 256;   // frames the switch itself generates, per output
   EgressFcConfig fc{};                         // hop-by-hop flow control (switch.flow_control)
+  // ECN: an ECN-capable data packet leaving an output whose backlog (VOQs + egress queues) behind it
+  // exceeds this many bytes is marked CE. 0 = off (no cost on the per-packet path).
+  std::uint64_t ecn_threshold_bytes = 0;
 };
 
 struct SwitchCounters {
   std::uint64_t packets_forwarded = 0;
   std::uint64_t packets_dropped = 0;  // lossy drop-tail
+  std::uint64_t ce_marked = 0;        // data packets this switch marked CE
 };
 
 class Switch : public sc_core::sc_module, public EventTarget, public LinkSender {
@@ -193,6 +197,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   Ps xbar_ps_;  // grant to egress-ready: latency minus ingress
   std::uint32_t hash_salt_;
   std::uint32_t data_queues_;  // egress queues minus the control queue
+  std::uint64_t ecn_threshold_;  // config_.ecn_threshold_bytes, kept beside what try_transmit reads anyway
   double internal_ps_per_byte_;
 
   std::vector<OutPort> out_ports_;
