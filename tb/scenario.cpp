@@ -199,6 +199,9 @@ std::vector<KeyDef> build_keys() {
       C("nic.dctcp.slow_start", "on", {"on", "off"},
         "DCTCP: on: slow start (the window grows by the bytes acknowledged) until the first cut or timeout, then "
         "one nic.mtu_bytes per window; off: additive from the initial window (slow start only after a timeout)."),
+      C("nic.reorder.connection", "message", {"message", "pair"},
+        "What one rearrange connection carries: one message (flow), or every message from one source to this "
+        "NIC in one sequence space, sent in start order (the paper's connections; the buffer is then per pair)."),
       C("nic.reorder.memory", "static", {"static", "dynamic"},
         "Rearrange memory: a fixed partition per connection, or one pool per NIC with a per-connection cap."),
       I("nic.reorder.buffer_bytes", "bytes", "65536", 64, 1e9,

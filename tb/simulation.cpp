@@ -234,6 +234,7 @@ void Simulation::elaborate() {
     if (rb.buffer_units > (1u << 20))
       throw InputError(fmt::format("nic.reorder.buffer_bytes / nic.reorder.unit_bytes = {} cells: at most 2^20", rb.buffer_units));
     rb.memory = s.string("nic.reorder.memory") == "static" ? ReorderMemory::static_partition : ReorderMemory::dynamic_pool;
+    nic_config_.pair_connections = s.string("nic.reorder.connection") == "pair";
     rb.pool_units = pool / unit;
     if (rb.memory == ReorderMemory::dynamic_pool && rb.pool_units < rb.max_packet_units)
       throw InputError(fmt::format("nic.reorder.pool_bytes = {} cannot hold one packet", pool));

@@ -56,6 +56,8 @@ struct Flow {
   std::uint32_t app_next = 0;             // next PSN the application expects
   std::uint64_t app_out_of_order = 0;     // deliveries to the application out of sequence (must stay 0)
   std::uint32_t connection = 0xffffffffu;  // the destination NIC's rearrange connection
+  std::uint64_t seq_base = 0;              // pair connections: the connection's sequence position of PSN 0
+  std::uint32_t pair_prev = 0xffffffffu;   // pair connections: the pair's previous message (sent first)
   std::uint32_t gbn_nacked = 0xffffffffu;  // go-back-N receiver: the expected PSN already NACKed
 
   // Selective repeat (nic.transport = sr): the source's retransmission scoreboard, the destination's

@@ -75,7 +75,17 @@ void Nic::complete_if_delivered(Flow& f) {
 
 void Nic::add_incoming_flow(std::uint32_t flow_id) {
   Flow& f = flows_[flow_id];
-  f.connection = incoming_++;
+  if (config_.reorder && config_.pair_connections) {
+    if (pair_of_src_.size() <= f.src) pair_of_src_.resize(f.src + 1, 0xffffffffu);
+    if (pair_of_src_[f.src] == 0xffffffffu) {
+      pair_of_src_[f.src] = incoming_++;
+      pairs_.emplace_back();
+    }
+    f.connection = pair_of_src_[f.src];
+    pairs_[f.connection].messages.emplace_back(0, flow_id);
+  } else {
+    f.connection = incoming_++;
+  }
   if (config_.selective_repeat) f.sr_rx = std::make_unique<SackReceiver>();
 }
 
@@ -90,6 +100,31 @@ void Nic::finish_setup() {
                                  name(), c.connections));
   rb_ = std::make_unique<ReorderBuffer>(c);
   rb_histogram_.assign(16, 0);
+  // Pair connections: the messages of a pair follow each other in one sequence space, in start order.
+  for (PairConnection& pc : pairs_) {
+    std::sort(pc.messages.begin(), pc.messages.end(), [&](const auto& a, const auto& b) {
+      const Flow& fa = flows_[a.second];
+      const Flow& fb = flows_[b.second];
+      return fa.start != fb.start ? fa.start < fb.start : fa.id < fb.id;
+    });
+    std::uint64_t position = 0;
+    std::uint32_t prev = 0xffffffffu;
+    for (auto& m : pc.messages) {
+      Flow& f = flows_[m.second];
+      m.first = position;
+      f.seq_base = position;
+      f.pair_prev = prev;
+      position += (f.size_bytes + config_.mtu_bytes - 1) / config_.mtu_bytes;
+      prev = f.id;
+    }
+  }
+}
+
+Flow& Nic::pair_flow_at(std::uint32_t connection, std::uint64_t position) {
+  const auto& m = pairs_[connection].messages;
+  auto it = std::upper_bound(m.begin(), m.end(), std::make_pair(position, 0xffffffffu));
+  if (it == m.begin()) throw ModelError(fmt::format("{}: no message at sequence position {}", name(), position));
+  return flows_[std::prev(it)->second];
 }
 
 void Nic::on_event(std::uint32_t kind, std::uint64_t data) {
@@ -257,6 +292,12 @@ Packet* Nic::next_data_packet() {
     }
     const std::uint32_t psn = resend ? *f.resend.begin() : f.next_psn;
     const std::uint32_t payload = payload_of(f, psn);
+    // Pair connections: messages of a pair enter its sequence space in order.
+    if (!resend && f.pair_prev != 0xffffffffu && flows_[f.pair_prev].sent_high < flows_[f.pair_prev].packets) {
+      ++rr_;
+      ++tries;
+      continue;
+    }
     std::uint64_t window = config_.window_bytes;
     if (f.cc) window = window ? std::min(window, f.cc->window()) : f.cc->window();
     if ((window && f.inflight_bytes + payload > window && f.inflight_bytes > 0) ||
@@ -545,15 +586,20 @@ void Nic::reorder_receive(Flow& f, Packet* p) {
   ++counters_.data_packets_received;
   counters_.received_bytes += p->size_bytes;
   if (p->retransmit) counters_.waste_bytes += p->size_bytes;
+  const bool pair = config_.pair_connections;
+  const std::uint32_t mask = rb_->config().seq_bits >= 32 ? ~0u : (1u << rb_->config().seq_bits) - 1u;
+  // The sequence number on the wire: the PSN, or with pair connections the message's position in the pair.
   const std::uint32_t psn = p->psn;
-  const std::uint32_t expected = rb_->expected(f.connection);
+  const std::uint64_t position = pair ? f.seq_base + psn : psn;
+  const std::uint64_t expected = pair ? pairs_[f.connection].delivered : rb_->expected(f.connection);
   // Order as the packets arrive from the network (the application's order is checked below).
-  if (psn > expected) {
+  if (position > expected) {
+    const auto degree = static_cast<std::uint32_t>(std::min<std::uint64_t>(position - expected, 0xffffffffu));
     ++f.ooo_packets;
     ++counters_.ooo_packets;
-    f.max_ooo_degree = std::max(f.max_ooo_degree, psn - expected);
-    counters_.max_ooo_degree = std::max(counters_.max_ooo_degree, psn - expected);
-  } else if (psn < expected) {
+    f.max_ooo_degree = std::max(f.max_ooo_degree, degree);
+    counters_.max_ooo_degree = std::max(counters_.max_ooo_degree, degree);
+  } else if (position < expected) {
     ++f.duplicates;
     ++counters_.duplicates;
     ++counters_.spurious_resends;
@@ -565,33 +611,56 @@ void Nic::reorder_receive(Flow& f, Packet* p) {
   f.highest_psn = std::max(f.highest_psn, psn + 1);
   const std::uint32_t unit = config_.reorder_unit_bytes;
   const std::uint32_t units = (p->size_bytes + unit - 1) / unit;
-  const std::vector<ReorderEvent> events = rb_->arrive(f.connection, psn, units);
+  const std::vector<ReorderEvent> events =
+      rb_->arrive(f.connection, pair ? static_cast<std::uint32_t>(position) & mask : psn, units);
   {
     const std::uint64_t cap = std::max<std::uint64_t>(1, rb_->config().memory == ReorderMemory::dynamic_pool
                                                              ? rb_->config().pool_units
                                                              : std::uint64_t{rb_->config().buffer_units} * rb_->config().connections);
     ++rb_histogram_[std::min<std::uint64_t>(15, rb_->total_units() * 16 / (cap + 1))];
   }
+  // With pair connections an event may concern another message of the pair: its position in the pair is
+  // found from the connection's delivered count (deliveries come in order) and the event's offset.
+  auto target = [&](const ReorderEvent& ev, std::uint64_t at, std::uint32_t& local) -> Flow& {
+    if (!pair) {
+      local = ev.sn;
+      return f;
+    }
+    Flow& g = pair_flow_at(f.connection, at);
+    local = static_cast<std::uint32_t>(at - g.seq_base);
+    return g;
+  };
   for (const ReorderEvent& ev : events) {
+    std::uint32_t sn = 0;
     switch (ev.kind) {
       case ReorderEventKind::deliver: {
-        if (ev.sn != f.app_next) {
-          ++f.app_out_of_order;
+        Flow& g = target(ev, pair ? pairs_[f.connection].delivered++ : 0, sn);
+        if (sn != g.app_next) {
+          ++g.app_out_of_order;
           ++counters_.app_out_of_order;
         }
-        f.app_next = ev.sn + 1;
-        const std::uint64_t payload = payload_of(f, ev.sn);
-        f.delivered_bytes += payload;
+        g.app_next = sn + 1;
+        const std::uint64_t payload = payload_of(g, sn);
+        g.delivered_bytes += payload;
         counters_.payload_delivered += payload;
-        f.expected_psn = ev.sn + 1;
-        complete_if_delivered(f);
+        g.expected_psn = sn + 1;
+        complete_if_delivered(g);
         break;
       }
-      case ReorderEventKind::ack: send_control(nullptr, f, PacketType::ack, ev.sn); break;
-      case ReorderEventKind::nack:
-        ++counters_.nacks_sent;
-        send_control(nullptr, f, PacketType::nack, ev.sn);
+      case ReorderEventKind::ack: {
+        // Cumulative: the last packet delivered in order (or, for a duplicate, the one before the expected).
+        if (pair && pairs_[f.connection].delivered == 0) break;  // nothing delivered on this pair yet
+        Flow& g = target(ev, pair ? pairs_[f.connection].delivered - 1 : 0, sn);
+        send_control(nullptr, g, PacketType::ack, sn);
         break;
+      }
+      case ReorderEventKind::nack: {
+        ++counters_.nacks_sent;
+        const std::uint64_t at = pair ? pairs_[f.connection].delivered + ((ev.sn - rb_->expected(f.connection)) & mask) : 0;
+        Flow& g = target(ev, at, sn);
+        send_control(nullptr, g, PacketType::nack, sn);
+        break;
+      }
       case ReorderEventKind::stored: break;
     }
   }
@@ -618,27 +687,36 @@ void Nic::send_control(Packet*, Flow& f, PacketType type, std::uint32_t sn) {
   control_.push_back(a);
 }
 
+void Nic::reorder_ack_upto(Flow& f, std::uint32_t sn) {
+  // Cumulative: everything up to sn is delivered in order.
+  if (sn >= f.packets || sn + 1 <= f.acked_upto) return;
+  for (std::uint32_t psn = f.acked_upto; psn <= sn; ++psn) {
+    if (f.acked[psn]) continue;
+    f.acked[psn] = true;
+    ++f.acked_count;
+    f.inflight_bytes -= std::min<std::uint64_t>(f.inflight_bytes, payload_of(f, psn));
+    if (f.injection_limited) ++f.li_credits;
+  }
+  f.acked_upto = sn + 1;
+  f.last_ack = fabric_.now();
+  if (f.injection_limited && f.acked_upto >= f.rejected_max) {
+    f.injection_limited = 0;  // every rejected packet acknowledged: back to unlimited injection
+    f.li_credits = 0;
+  }
+  if (f.acked_count == f.packets) f.sender_done = true;
+}
+
 void Nic::reorder_source_ack(Flow& f, const Packet* p) {
   counters_.received_bytes += p->size_bytes;
   counters_.waste_bytes += p->size_bytes;
   const std::uint32_t sn = p->ack_psn;
   if (p->type == PacketType::ack) {
-    // Cumulative: everything up to sn is delivered in order.
-    if (sn < f.packets && sn + 1 > f.acked_upto) {
-      for (std::uint32_t psn = f.acked_upto; psn <= sn; ++psn) {
-        if (f.acked[psn]) continue;
-        f.acked[psn] = true;
-        ++f.acked_count;
-        f.inflight_bytes -= std::min<std::uint64_t>(f.inflight_bytes, payload_of(f, psn));
-        if (f.injection_limited) ++f.li_credits;
-      }
-      f.acked_upto = sn + 1;
-      f.last_ack = fabric_.now();
-      if (f.injection_limited && f.acked_upto >= f.rejected_max) {
-        f.injection_limited = 0;  // every rejected packet acknowledged: back to unlimited injection
-        f.li_credits = 0;
-      }
-      if (f.acked_count == f.packets) f.sender_done = true;
+    reorder_ack_upto(f, sn);
+    // Pair connections: the ACK covers the pair's earlier messages too.
+    for (std::uint32_t prev = f.pair_prev; prev != 0xffffffffu; prev = flows_[prev].pair_prev) {
+      Flow& g = flows_[prev];
+      if (g.acked_upto >= g.packets) break;
+      reorder_ack_upto(g, g.packets - 1);
     }
     return;
   }
@@ -658,6 +736,15 @@ void Nic::reorder_source_ack(Flow& f, const Packet* p) {
 
 bool Nic::injection_allows(Flow& f) {
   if (!config_.reorder || !f.injection_limited) return true;
+  // Pair connections: injection state is kept per message, but ACKs come for whichever message of the pair
+  // the destination is delivering. The packet the destination expects (this message's first unacknowledged
+  // one, every earlier message of the pair acknowledged) always finds room, so it may always go; without
+  // this a message could wait for ACKs that only its own expected packet can bring.
+  if (config_.pair_connections) {
+    const std::uint32_t next = f.resend.empty() ? f.next_psn : *f.resend.begin();
+    const bool earlier_done = f.pair_prev == 0xffffffffu || flows_[f.pair_prev].acked_upto >= flows_[f.pair_prev].packets;
+    if (next == f.acked_upto && earlier_done) return true;
+  }
   // Adap-LI: one packet per acknowledged packet; with nothing in flight (every packet acknowledged or
   // rejected) no ACK will come, and the destination has room: the next packet may go.
   if (config_.injection == NicConfig::Injection::adap_li) return f.li_credits > 0 || f.inflight_bytes == 0;

@@ -42,6 +42,9 @@ struct NicConfig {
   ReorderBufferConfig reorder_buffer{};    // connections = flows into this NIC (set per NIC)
   std::uint32_t reorder_unit_bytes = 256;
   enum class Injection { unlimited, adap_li, adap_lw } injection = Injection::adap_li;
+  // nic.reorder.connection: one rearrange connection per message (flow), or per source-destination pair
+  // with every message of the pair in one sequence space, sent in start order (the paper's connections).
+  bool pair_connections = false;
   // Selective repeat with direct data placement (nic.transport = sr).
   bool selective_repeat = false;
   std::uint32_t sr_dupthresh = 3;    // packets sent later and acknowledged before a hole is presumed lost
@@ -172,6 +175,16 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   FlowcutCounters fc_counters_;
   Rng rng_;
   std::unique_ptr<ReorderBuffer> rb_;
+  // Pair connections: per connection, its messages in order with the first sequence position of each, and
+  // how many packets it has delivered; the connection of each source.
+  struct PairConnection {
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> messages;  // (first position, flow id)
+    std::uint64_t delivered = 0;
+  };
+  std::vector<PairConnection> pairs_;
+  std::vector<std::uint32_t> pair_of_src_;
+  Flow& pair_flow_at(std::uint32_t connection, std::uint64_t position);
+  void reorder_ack_upto(Flow& f, std::uint32_t sn);
   std::uint32_t incoming_ = 0;
   std::vector<std::uint64_t> rb_histogram_;  // occupancy (units in use) sampled per arrival, 16 buckets
   SrAckResult sr_result_;                    // reused per SACK (no allocation in steady state)
