@@ -66,6 +66,18 @@ std::uint32_t Nic::payload_of(const Flow& f, std::uint32_t psn) const {
       std::min<std::uint64_t>(config_.mtu_bytes, f.size_bytes - std::uint64_t{psn} * config_.mtu_bytes));
 }
 
+void Nic::deliver_to_application(Flow& f, std::uint32_t psn) {
+  // The application takes packet psn; anything but the next in sequence is counted (it must stay 0).
+  if (psn != f.app_next) {
+    ++f.app_out_of_order;
+    ++counters_.app_out_of_order;
+  }
+  f.app_next = psn + 1;
+  const std::uint64_t payload = payload_of(f, psn);
+  f.delivered_bytes += payload;
+  counters_.payload_delivered += payload;
+}
+
 void Nic::complete_if_delivered(Flow& f) {
   if (f.expected_psn == f.packets && !f.done()) {
     f.finish = fabric_.now();
@@ -635,14 +647,7 @@ void Nic::reorder_receive(Flow& f, Packet* p) {
     switch (ev.kind) {
       case ReorderEventKind::deliver: {
         Flow& g = target(ev, pair ? pairs_[f.connection].delivered++ : 0, sn);
-        if (sn != g.app_next) {
-          ++g.app_out_of_order;
-          ++counters_.app_out_of_order;
-        }
-        g.app_next = sn + 1;
-        const std::uint64_t payload = payload_of(g, sn);
-        g.delivered_bytes += payload;
-        counters_.payload_delivered += payload;
+        deliver_to_application(g, sn);
         g.expected_psn = sn + 1;
         complete_if_delivered(g);
         break;
@@ -849,16 +854,7 @@ void Nic::sr_receive(Flow& f, Packet* p) {
     f.highest_psn = std::max(f.highest_psn, psn + 1);
     f.received[psn] = true;
     // The application sees the bytes below the cumulative point, in order.
-    for (std::uint32_t sn = before; sn < rx.cumulative(); ++sn) {
-      if (sn != f.app_next) {
-        ++f.app_out_of_order;
-        ++counters_.app_out_of_order;
-      }
-      f.app_next = sn + 1;
-      const std::uint64_t payload = payload_of(f, sn);
-      f.delivered_bytes += payload;
-      counters_.payload_delivered += payload;
-    }
+    for (std::uint32_t sn = before; sn < rx.cumulative(); ++sn) deliver_to_application(f, sn);
     f.expected_psn = rx.cumulative();
     complete_if_delivered(f);
   }

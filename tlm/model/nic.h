@@ -131,7 +131,8 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   void receive_fgfc(Packet* p);
   void receive_pause(Packet* p);
   std::uint32_t payload_of(const Flow& f, std::uint32_t psn) const;  // only the last packet is short
-  void complete_if_delivered(Flow& f);  // records the finish when the last byte is delivered in order
+  void complete_if_delivered(Flow& f);
+  void deliver_to_application(Flow& f, std::uint32_t psn);  // in-sequence check, delivered-byte counts  // records the finish when the last byte is delivered in order
   void reorder_receive(Flow& f, Packet* p);
   void gbn_receive(Flow& f, Packet* p);
   void gbn_source_ack(Flow& f, const Packet* p);
