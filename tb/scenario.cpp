@@ -138,8 +138,9 @@ std::vector<KeyDef> build_keys() {
       I("flowcut.table.entries", "", "4096", 16, 1048576, "Flowcut table entries (per switch, or per NIC for nic_only)."),
       C("flowcut.table.organization", "cam", {"cam", "hashed"},
         "cam: fully associative; hashed: set-associative on RAM (CRC-32 of the key picks the set)."),
-      C("switch.flowcut_table.impl", "model", {"model", "rtl"},
-        "Flowcut table implementation: the C++ model, or the Verilated RTL co-simulated in the network."),
+      C("switch.flowcut_table.impl", "model", {"model", "rtl", "rtl_sc"},
+        "Flowcut table implementation: the C++ model, or the Verilated RTL co-simulated in the network "
+        "(rtl: Verilator's C++ output; rtl_sc: its SystemC output, evaluated by the adapter)."),
       I("flowcut.table.ways", "", "4", 1, 16, "Ways per set of the hashed table (entries/ways a power of two)."),
       C("flowcut.overflow", "untracked", {"untracked", "hold"},
         "A packet that finds the table full: untracked (forward on the flow's ECMP path, counted in shadow "

@@ -16,6 +16,7 @@
 #include "tlm/common/error.h"
 #ifdef NETASIC_HAVE_COSIM
 #include "tlm/cosim/flowcut_table_rtl.h"
+#include "tlm/cosim/flowcut_table_rtl_sc.h"
 #endif
 
 namespace netasic {
@@ -166,11 +167,15 @@ void Simulation::elaborate() {
     flowcut_.nic_cache_entries = static_cast<std::uint32_t>(s.integer("flowcut.nic_cache_entries"));
     flowcut_.fgfc_gap_cycles = static_cast<std::uint32_t>(s.integer("flowcut.fgfc_gap_cycles"));
     flowcut_.ack_loss = s.number("failures.flowcut_ack_loss");
-    if (s.string("switch.flowcut_table.impl") == "rtl") {
+    // The tables are built by the switch and NIC constructors below, i.e. during SystemC elaboration, as
+    // the SystemC-output adapter (rtl_sc) requires.
+    const std::string& impl = s.string("switch.flowcut_table.impl");
+    if (impl == "rtl" || impl == "rtl_sc") {
 #ifdef NETASIC_HAVE_COSIM
-      flowcut_.table_factory = make_rtl_flowcut_table;
+      flowcut_.table_factory = impl == "rtl" ? make_rtl_flowcut_table : make_rtl_sc_flowcut_table;
 #else
-      throw InputError("switch.flowcut_table.impl = rtl: this netasic was built without RTL co-simulation (configure with NETASIC_RTL=ON)");
+      throw InputError("switch.flowcut_table.impl = " + impl +
+                       ": this netasic was built without RTL co-simulation (configure with NETASIC_RTL=ON)");
 #endif
     }
     // Reject impossible tables now, naming the keys (the block model checks the same).

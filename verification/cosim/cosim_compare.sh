@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # Runs one scenario twice, with the Flowcut table from the C++ model and from the Verilated RTL
-# (switch.flowcut_table.impl = model, then rtl), and asserts the network saw the same thing:
+# (switch.flowcut_table.impl = model, then IMPL: rtl, Verilator's C++ output, the default; or rtl_sc, its
+# SystemC output), and asserts the network saw the same thing:
 #   flows.csv, ports.csv, tables.json   byte-identical
 #   summary.json                        identical apart from wall-clock fields (wall_seconds,
 #                                       packet_hops_per_second) and the scenario's impl key
 #   RTL latency trace                   non-empty (the RTL answered), every measured == model
-# Usage: cosim_compare.sh NETASIC WORKDIR [--set KEY=VALUE]...
+# Usage: cosim_compare.sh NETASIC WORKDIR [--impl rtl|rtl_sc] [--set KEY=VALUE]...
 set -euo pipefail
 netasic=$1
 work=$2
 shift 2
+rtl=rtl
+if [ "${1:-}" = "--impl" ]; then
+  rtl=$2
+  shift 2
+fi
 rm -rf "$work"
 mkdir -p "$work"
 
-for impl in model rtl; do
+for impl in model "$rtl"; do
   if ! NETASIC_COSIM_TRACE="$work/latency_$impl.csv" "$netasic" run --quiet "$@" \
       --set switch.flowcut_table.impl=$impl --out "$work/$impl" >"$work/$impl.log" 2>&1; then
     echo "FAIL: netasic run with switch.flowcut_table.impl=$impl failed:"
@@ -24,29 +30,29 @@ done
 
 status=0
 for f in flows.csv ports.csv tables.json; do
-  if ! cmp -s "$work/model/$f" "$work/rtl/$f"; then
-    echo "FAIL: $f differs between the model and the RTL run (first differences):"
-    diff "$work/model/$f" "$work/rtl/$f" | head -20 || true
+  if ! cmp -s "$work/model/$f" "$work/$rtl/$f"; then
+    echo "FAIL: $f differs between the model and the RTL ($rtl) run (first differences):"
+    diff "$work/model/$f" "$work/$rtl/$f" | head -20 || true
     status=1
   fi
 done
 
 norm='del(.wall_seconds, .packet_hops_per_second, .scenario.switch.flowcut_table.impl)'
 jq -S "$norm" "$work/model/summary.json" >"$work/model/summary.norm.json"
-jq -S "$norm" "$work/rtl/summary.json" >"$work/rtl/summary.norm.json"
-if ! cmp -s "$work/model/summary.norm.json" "$work/rtl/summary.norm.json"; then
+jq -S "$norm" "$work/$rtl/summary.json" >"$work/$rtl/summary.norm.json"
+if ! cmp -s "$work/model/summary.norm.json" "$work/$rtl/summary.norm.json"; then
   echo "FAIL: summary.json differs (wall-clock fields and the impl key excluded):"
-  diff "$work/model/summary.norm.json" "$work/rtl/summary.norm.json" | head -40 || true
+  diff "$work/model/summary.norm.json" "$work/$rtl/summary.norm.json" | head -40 || true
   status=1
 fi
-for impl in model rtl; do
+for impl in model "$rtl"; do
   if [ "$(jq -r '.scenario.switch.flowcut_table.impl' "$work/$impl/summary.json")" != "$impl" ]; then
     echo "FAIL: the $impl run's summary does not record switch.flowcut_table.impl = $impl"
     status=1
   fi
 done
 
-trace="$work/latency_rtl.csv"
+trace="$work/latency_$rtl.csv"
 ops=$(($(wc -l <"$trace") - 1))
 if [ "$ops" -le 0 ]; then
   echo "FAIL: the RTL run wrote no latency trace lines ($trace): the RTL table was not used"
@@ -57,12 +63,12 @@ else
     echo "FAIL: $bad operations with measured latency != model latency in $trace"
     status=1
   fi
-  echo "RTL latency trace $trace: $ops operations"
+  echo "RTL ($rtl) latency trace $trace: $ops operations"
   awk -F, 'NR > 1 { k = $3 " measured " $6 " model " $7; n[k]++ } END { for (k in n) printf "  %-40s %d\n", k, n[k] }' "$trace" | sort
 fi
 if [ -s "$work/latency_model.csv" ]; then
   echo "FAIL: the model run wrote RTL latency lines: the model run used the RTL"
   status=1
 fi
-[ "$status" -eq 0 ] && echo "PASS: model and RTL runs identical ($(($(wc -l <"$work/model/flows.csv") - 1)) flows)"
+[ "$status" -eq 0 ] && echo "PASS: model and RTL ($rtl) runs identical ($(($(wc -l <"$work/model/flows.csv") - 1)) flows)"
 exit $status
