@@ -1,6 +1,7 @@
 """Size sweep: hashed Flowcut table and flowlet table 256 .. 65,536 entries; fully associative Flowcut
-table (CAM) 16 .. 4,096 entries measured, extrapolated beyond with a least-squares line (the CAM is a
-per-entry register, comparator and mux slice, so its cost is linear in entries). Writes
+table (CAM) 16 .. 4,096 entries measured, extrapolated beyond with a least-squares fit a + b n +
+c n log2 n (the CAM is a per-entry register, comparator and mux slice, plus index decoders and priority
+encoders log2 n bits wide per entry; see cam_fit). Writes
 docs/img/synthesis_sweep.png, docs/synthesis_sweep.json (every point's result, the CAM calibration and
 fit) and the markdown tables (build-rtl/sweep/synthesis_table.md, pasted into docs/synthesis.md).
 Pre-layout estimates.
@@ -24,6 +25,7 @@ instead of running Yosys again; use it only when neither the RTL nor synth.py ch
 """
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -63,6 +65,18 @@ def run(block, params, flow="abc", reuse=False):
         return json.load(f)
 
 
+def cam_fit(points):
+    """Least squares gates = a + b n + c n log2(n) through (n, gates) points: each entry is a fixed slice
+    (194 flip-flops, a 104-bit comparator, its read-mux column) plus logic that grows with the index width
+    log2(n) (its write-enable and read-select decoders, its share of the two priority encoders)."""
+    import numpy as np
+    n = np.array([p[0] for p in points], dtype=float)
+    y = np.array([p[1] for p in points], dtype=float)
+    m = np.vstack([np.ones_like(n), n, n * np.log2(n)]).T
+    (a, b, c), *_ = np.linalg.lstsq(m, y, rcond=None)
+    return float(a), float(b), float(c)
+
+
 def lsq(points):
     """Least-squares line y = a + b x through (x, y) points."""
     k = len(points)
@@ -80,7 +94,8 @@ def fmt(v):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="a few small points only (a minute)")
+    ap.add_argument("--quick", action="store_true",
+                    help="a few small points only (a few minutes); writes under build-rtl/sweep/ only")
     ap.add_argument("--reuse", action="store_true", help="reuse existing per-point results (see above)")
     ap.add_argument("--cam-abc-max", type=int, help="largest CAM size through the ABC flow (default 256)")
     ap.add_argument("--cam-max", type=int, help="largest CAM size measured, techmap flow (default 4096)")
@@ -134,25 +149,34 @@ def main():
             r["nand2_equivalent"] = r["nand2_equivalent"] * factor
             r["calibration_factor"] = factor
             rows.append((CAM, n, r, HOW_TECHMAP))
-    # Least-squares lines through the CAM rows from the calibration size up (ABC there, calibrated above).
+    # Fits through the CAM rows from the calibration size up (ABC there, calibrated above): gates
+    # a + b n + c n log2 n, flip-flops a line.
     fit_rows = [(n, r) for nm, n, r, how in rows if nm == CAM and n >= cal_n]
-    if len(fit_rows) < 2:
+    if len(fit_rows) < 3:
         fit_rows = [(n, r) for nm, n, r, how in rows if nm == CAM]
-    ga, gb = lsq([(n, r["nand2_equivalent"]) for n, r in fit_rows])
+    ga, gb, gc = cam_fit([(n, r["nand2_equivalent"]) for n, r in fit_rows])
     fa, fb = lsq([(n, r["flip_flops"]) for n, r in fit_rows])
-    fit = {"gates_a": ga, "gates_b": gb, "flops_a": fa, "flops_b": fb,
+
+    def gates(n):
+        return ga + gb * n + gc * n * math.log2(n)
+
+    fit = {"gates": "a + b * entries + c * entries * log2(entries)", "gates_a": ga, "gates_b": gb,
+           "gates_c": gc, "flops": "a + b * entries", "flops_a": fa, "flops_b": fb,
            "over_entries": [n for n, _ in fit_rows],
-           "max_relative_error": max(abs(ga + gb * n - r["nand2_equivalent"]) / r["nand2_equivalent"]
+           "max_relative_error": max(abs(gates(n) - r["nand2_equivalent"]) / r["nand2_equivalent"]
                                      for n, r in fit_rows)}
     for n in [s for s in sizes if s > cam_max]:
-        rows.append((CAM, n, {"nand2_equivalent": ga + gb * n, "flip_flops": round(fa + fb * n),
+        rows.append((CAM, n, {"nand2_equivalent": gates(n), "flip_flops": round(fa + fb * n),
                               "memory_bits": 0}, HOW_EXTRA))
 
     os.makedirs(os.path.join(ROOT, "docs", "img"), exist_ok=True)
+    json_doc = os.path.join(ROOT, "docs", "synthesis_sweep.json")
+    png = os.path.join(OUT if a.quick else os.path.join(ROOT, "docs", "img"), "synthesis_sweep.png")
     report = {"rows": [(name, n, r, how) for name, n, r, how in rows], "cam_calibration": calibration,
               "cam_fit": fit}
-    # The raw results: build-rtl/sweep/sweep.json, and the committed copy docs/synthesis_sweep.json.
-    for path in (os.path.join(OUT, "sweep.json"), os.path.join(ROOT, "docs", "synthesis_sweep.json")):
+    # The raw results: build-rtl/sweep/sweep.json, and the committed copy docs/synthesis_sweep.json
+    # (not for --quick, whose plot also stays under build-rtl/sweep/).
+    for path in [os.path.join(OUT, "sweep.json")] + ([] if a.quick else [json_doc]):
         with open(path, "w") as f:
             json.dump(report, f, indent=1)
             f.write("\n")
@@ -162,9 +186,9 @@ def main():
         lines.append("| %s | %d | %s | %s | %s | %s |" % (name, n, fmt(r["nand2_equivalent"]),
                                                     fmt(r["flip_flops"]), fmt(r["memory_bits"]), how))
     lines.append("")
-    lines.append("CAM fit (least squares over %s entries): gates = %s + %.1f x entries (largest deviation "
-                 "%.2f%%); flip-flops = %s + %.2f x entries."
-                 % ("/".join(str(n) for n in fit["over_entries"]), fmt(ga), gb,
+    lines.append("CAM fit (least squares over %s entries): gates = %s + %.1f x entries + %.2f x entries x "
+                 "log2(entries) (largest deviation %.4f%%); flip-flops = %s + %.2f x entries."
+                 % ("/".join(str(n) for n in fit["over_entries"]), fmt(ga), gb, gc,
                     100 * fit["max_relative_error"], fmt(fa), fb))
     lines.append("")
     lines.append("CAM, both flows (techmap/ABC: ratio of NAND2 equivalents; calibration factor %.4f = ABC / "
@@ -223,7 +247,7 @@ def main():
     ax2.set_ylabel("memory (Mbit)")
     fig.suptitle("Yosys 0.23 pre-layout estimates (generic gates, memories unmapped)")
     fig.tight_layout()
-    fig.savefig(os.path.join(ROOT, "docs", "img", "synthesis_sweep.png"), dpi=110)
+    fig.savefig(png, dpi=110)
 
 
 if __name__ == "__main__":
