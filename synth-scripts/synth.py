@@ -5,19 +5,30 @@ Writes into the output directory:
   yosys.log        the full log
   stat_rtl.txt     `stat` after proc (memories still RTLIL memories: memory bits visible here)
   stat_gates.txt   `stat` after techmap + abc to a generic gate library (memories left unmapped)
-  result.json      cells by type, flip-flops, memory bits, NAND2-equivalent gate estimate
+  result.json      cells by type, flip-flops, memory bits, NAND2-equivalent gate estimate, Yosys wall
+                   and CPU time and peak memory (Yosys and ABC)
 and prints a short summary. These are pre-layout estimates: no technology library, no placement, no
 wires; memories are counted in bits, not gates (a RAM compiler macro would implement them).
+
+Two flows (--flow):
+  abc      (default) techmap, then ABC maps the logic to AND/NAND/OR/NOR/XOR/XNOR/ANDNOT/ORNOT/MUX.
+  techmap  no ABC: the netlist techmap makes of Yosys' internal gates ($_AND_, $_OR_, $_XOR_, $_MUX_,
+           $_NOT_ and flip-flops), constant-folded and cleaned. Far cheaper on large designs (the large
+           fully associative Flowcut tables), with the same flip-flops; its NAND2 equivalents are higher
+           (no logic minimisation) and are calibrated against the abc flow (docs/synthesis.md).
 
 NAND2-equivalent area table (per Yosys generic cell; combinational cells from the transistor counts of
 Yosys' own `stat -tech cmos` model divided by the 4 transistors of a NAND2; flip-flops from typical
 standard-cell libraries, where a D flip-flop is about 4.5 NAND2 and a reset or an enable adds about one
-gate each). Every cell is counted (no lower bound): an unknown cell type is an error.
+gate each). Every cell is counted (no lower bound): an unknown cell type is an error. The same table
+serves both flows: the techmap flow's gates are a subset of the abc flow's ($_NOT_ 0.5, $_AND_/$_OR_
+1.5, $_XOR_/$_MUX_ 3).
 """
 import argparse
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -93,7 +104,13 @@ def main(argv):
     ap.add_argument("params", nargs="*", help="K=V parameter overrides")
     ap.add_argument("--out", help="output directory (default build-rtl/synth/<block>_<params>)")
     ap.add_argument("--check-memory-bits", type=int, help="fail unless stat reports exactly this many")
+    ap.add_argument("--check-flip-flops", type=int, help="fail unless the netlist has exactly this many")
     ap.add_argument("--abc-fast", action="store_true", help="abc -fast (large CAM points)")
+    ap.add_argument("--flow", choices=("abc", "techmap"), default="abc",
+                    help="abc (default): techmap then ABC to the generic gate set; techmap: stop after techmap "
+                         "to Yosys' internal gates and opt, no ABC (much faster on large CAMs; its NAND2 "
+                         "equivalents are larger and are calibrated against the ABC flow, see "
+                         "docs/synthesis.md)")
     a = ap.parse_args(argv)
     top, files = BLOCKS[a.block]
     missing = [f for f in files if not os.path.exists(os.path.join(RTL, f))]
@@ -117,25 +134,45 @@ def main(argv):
         "opt -fast",
         "tee -o %s stat" % os.path.join(out, "stat_rtl.txt"),
         "memory -nomap",
-        "opt -full",
+        # opt -full's fine-grained opt_reduce is quadratic on the large CAM's mux chains in Yosys 0.23
+        # (one link per rescan); the techmap flow uses plain opt.
+        "opt -full" if a.flow == "abc" else "opt",
         "wreduce",
         "alumacc",
         "opt -fast",
         "techmap",
+    ] + ([
         "opt -fast",
         "abc %s -g AND,NAND,OR,NOR,XOR,XNOR,ANDNOT,ORNOT,MUX" % ("-fast" if a.abc_fast else ""),
         "opt_clean",
+    ] if a.flow == "abc" else [
+        # No ABC: the techmapped netlist ($_AND_/$_OR_/$_XOR_/$_MUX_/$_NOT_/flip-flops), constant-folded
+        # and cleaned. No opt_merge at this level: in Yosys 0.23 it rescans the whole netlist once per
+        # link of the CAM's priority-encoder chains (has_free and the top free_idx bit become identical
+        # chains), which is quadratic in entries; the few duplicates it would remove are in the
+        # calibration ratio (docs/synthesis.md).
+        "opt_expr",
+        "opt_dff",
+        "opt_clean",
+        "opt_expr",
+        "opt_clean",
+    ]) + [
         "tee -o %s stat" % os.path.join(out, "stat_gates.txt"),
     ]) + "\n"
     with open(os.path.join(out, "flow.ys"), "w") as f:
         f.write(script)
     t0 = time.time()
-    r = subprocess.run(["yosys", "-q", "-l", os.path.join(out, "yosys.log"), "-s", os.path.join(out, "flow.ys")],
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = subprocess.run(["yosys", "-q", "-d", "-l", os.path.join(out, "yosys.log"), "-s", os.path.join(out, "flow.ys")],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         sys.stderr.write(r.stderr[-4000:])
         sys.exit("synth: yosys failed, see %s/yosys.log" % out)
     seconds = time.time() - t0
+    # CPU time and peak resident memory of Yosys and its children (ABC), as /usr/bin/time would report.
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_seconds = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
+    peak_mb = ru1.ru_maxrss / 1024.0
     with open(os.path.join(out, "stat_rtl.txt")) as f:
         _, mem_bits, _ = parse_stat(f.read())
     with open(os.path.join(out, "stat_gates.txt")) as f:
@@ -156,6 +193,7 @@ def main(argv):
         "block": a.block,
         "top": top,
         "params": dict(params),
+        "flow": a.flow,
         "pre_layout_estimate": True,
         "cells_by_type": dict(sorted(cells.items())),
         "cells": total,
@@ -167,18 +205,23 @@ def main(argv):
         "nand2_equivalent_logic": round(comb_nand2, 1),
         "nand2_equivalent_flops": round(flop_nand2, 1),
         "yosys_seconds": round(seconds, 1),
+        "yosys_cpu_seconds": round(cpu_seconds, 1),
+        "yosys_peak_rss_mb": round(peak_mb),
         "nand2_table": {"combinational": NAND2_EQ, "flop_base": FLOP_BASE, "flop_reset": FLOP_RESET,
                         "flop_enable": FLOP_ENABLE},
     }
     with open(os.path.join(out, "result.json"), "w") as f:
         json.dump(result, f, indent=2)
         f.write("\n")
-    print("%s %s: nand2_equivalent %.0f (logic %.0f, %d flip-flops %.0f), memory_bits %d, cells %d, %.1f s"
-          % (a.block, " ".join("%s=%s" % kv for kv in params) or "(defaults)", result["nand2_equivalent"],
-             comb_nand2, flops, flop_nand2, mem_bits, total, seconds))
+    print("%s %s (%s flow): nand2_equivalent %.0f (logic %.0f, %d flip-flops %.0f), memory_bits %d, cells %d, "
+          "%.1f s (%.1f s CPU, %.0f MB peak)"
+          % (a.block, " ".join("%s=%s" % kv for kv in params) or "(defaults)", a.flow, result["nand2_equivalent"],
+             comb_nand2, flops, flop_nand2, mem_bits, total, seconds, cpu_seconds, peak_mb))
     print("  pre-layout estimate; reports in %s" % os.path.normpath(out))
     if a.check_memory_bits is not None and mem_bits != a.check_memory_bits:
         sys.exit("synth: memory_bits %d != expected %d" % (mem_bits, a.check_memory_bits))
+    if a.check_flip_flops is not None and flops != a.check_flip_flops:
+        sys.exit("synth: flip_flops %d != expected %d" % (flops, a.check_flip_flops))
     if result["nand2_equivalent"] <= 0:
         sys.exit("synth: empty netlist")
 
