@@ -192,7 +192,6 @@ void Switch::arrive(Packet* p) {
 }
 
 void Switch::enqueue(Packet* p, std::uint16_t o) {
-  p->out_port = o;
   if (!config_.lossless) {
     // Drop-tail: the output's queue for this class (VOQ share plus egress) is full.
     const std::size_t q = std::size_t{o} * config_.egress_queues + egress_queue_of(p);
