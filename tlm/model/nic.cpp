@@ -341,7 +341,8 @@ void Nic::transmit(Packet* p, Ps start) {
   tx_free_at_ = start + out_link_->serialization(p->size_bytes);
   attach_packet(payload_, p);
   sc_core::sc_time delay = sc_core::sc_time::from_value(start - fabric_.now());
-  out->b_transport(payload_, delay);
+  if (!out_fw_) out_fw_ = out.operator->();
+  out_fw_->b_transport(payload_, delay);
 }
 
 void Nic::arm_timer(Flow& f, Ps at) {

@@ -65,9 +65,8 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
   voqs_.resize(std::size_t{radix} * radix * config_.vcs);
   request_mask_.assign(std::size_t{radix} * config_.vcs, 0);
   const std::size_t slots = config_.egress_queue_packets;
-  egress_.reserve(std::size_t{radix} * config_.egress_queues);
-  for (std::size_t k = 0; k < std::size_t{radix} * config_.egress_queues; ++k) egress_.emplace_back(slots);
-  egress_bytes_.assign(std::size_t{radix} * config_.egress_queues, 0);
+  egress_.assign(std::size_t{radix} * config_.egress_queues, EgressQueue{});
+  egress_slots_.reset(new EgressEntry[std::size_t{radix} * config_.egress_queues * slots]);
   egress_nonempty_.assign(radix, QueueBits{});
   data_slot_free_.assign(radix, QueueBits{});
   for (std::uint16_t o = 0; o < radix; ++o)
@@ -343,7 +342,7 @@ void Switch::try_grant(std::uint16_t o) {
         // Frames this switch generated (Flowcut ACKs, FGFC) go first: they hold no input buffer.
         Packet* c = local_control_[o].front();
         const std::size_t eq = base;
-        if (egress_bytes_[eq] + c->size_bytes <= config_.egress_queue_bytes && !egress_[eq].full() &&
+        if (egress_[eq].bytes + c->size_bytes <= config_.egress_queue_bytes && !egress_full(eq) &&
             link->has_credit(0, c->size_bytes)) {
           local_control_[o].pop_front();
           link->take_credits(0, c->size_bytes);
@@ -380,7 +379,7 @@ void Switch::try_grant(std::uint16_t o) {
           Fifo& f = voq(i, o, vc);
           Packet* p = f.head;
           const std::size_t eq = base + egress_queue_of(p);
-          if (vc == 0 ? egress_bytes_[eq] + p->size_bytes > config_.egress_queue_bytes || egress_[eq].full()
+          if (vc == 0 ? egress_[eq].bytes + p->size_bytes > config_.egress_queue_bytes || egress_full(eq)
                       : !shared && !data_slot_free(eq))
             continue;
           if (!shared && !link->has_credit(vc, p->size_bytes)) {
@@ -435,7 +434,7 @@ void Switch::try_transmit(std::uint16_t o) {
   std::uint32_t q = kNoQueue, earliest = kNoQueue;
   Ps earliest_ready = kNever;
   auto consider = [&](std::uint32_t c) {
-    const Ps ready = egress_[base + c].front().ready;
+    const Ps ready = egress_front(base + c).ready;
     if (ready <= now) {
       q = c;
       return true;
@@ -487,7 +486,7 @@ void Switch::try_transmit_fc(std::uint16_t o) {
   // its downstream credit here, so a stopped queue never holds credit that a running one could use.
   const std::size_t base = std::size_t{o} * config_.egress_queues;
   const bool control = (egress_nonempty_[o][0] & 1) != 0;
-  const bool control_ready = control && egress_[base].front().ready <= now;
+  const bool control_ready = control && egress_front(base).ready <= now;
   Packet* p = nullptr;
   if (!control_ready) {
     Packet* d = efc_->peek(o, now);
@@ -531,7 +530,8 @@ void Switch::send(std::uint16_t o, Packet* p) {
   tlm::tlm_generic_payload& payload = payload_[o];
   attach_packet(payload, p);
   sc_core::sc_time delay = sc_core::sc_time::from_value(start - now);
-  (*out[o])->b_transport(payload, delay);
+  if (!op.fw) op.fw = out[o]->operator->();
+  op.fw->b_transport(payload, delay);
 }
 
 void Switch::fc_frame_in(Packet* p) {
@@ -850,18 +850,29 @@ std::uint16_t Switch::letflow_choose(Packet* p, const std::uint16_t* ports, std:
 
 void Switch::egress_push(std::uint16_t o, std::uint32_t q, Packet* p) {
   const std::size_t eq = std::size_t{o} * config_.egress_queues + q;
-  egress_[eq].push_back(EgressEntry{p, p->t_ready});
-  egress_bytes_[eq] += p->size_bytes;
+  EgressQueue& e = egress_[eq];
+  const std::uint32_t cap = config_.egress_queue_packets;
+  std::uint32_t k = e.head + e.count;
+  if (k >= cap) k -= cap;
+  egress_slots_[eq * cap + k] = EgressEntry{p, p->t_ready};
+  ++e.count;
+  e.bytes += p->size_bytes;
   set_bit(egress_nonempty_[o], q, true);
   if (q != 0) set_bit(data_slot_free_[o], q, data_slot_free(eq));
 }
 
 Packet* Switch::egress_pop(std::uint16_t o, std::uint32_t q) {
   const std::size_t eq = std::size_t{o} * config_.egress_queues + q;
-  Packet* p = egress_[eq].front().packet;
-  egress_[eq].pop_front();
-  egress_bytes_[eq] -= p->size_bytes;
-  if (egress_[eq].empty()) set_bit(egress_nonempty_[o], q, false);
+  EgressQueue& e = egress_[eq];
+  const std::uint32_t cap = config_.egress_queue_packets;
+  Packet* p = egress_slots_[eq * cap + e.head].packet;
+  e.bytes -= p->size_bytes;
+  if (--e.count == 0) {
+    e.head = 0;
+    set_bit(egress_nonempty_[o], q, false);
+  } else if (++e.head == cap) {
+    e.head = 0;
+  }
   if (q != 0) set_bit(data_slot_free_[o], q, data_slot_free(eq));
   return p;
 }

@@ -155,7 +155,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
     return voqs_[(std::size_t{i} * config_.radix + o) * config_.vcs + vc];
   }
   bool data_slot_free(std::size_t eq) const {
-    return egress_bytes_[eq] + config_.max_packet_bytes <= config_.egress_queue_bytes && !egress_[eq].full();
+    return egress_[eq].bytes + config_.max_packet_bytes <= config_.egress_queue_bytes && !egress_full(eq);
   }
   // Per output, one bit per egress queue (up to 128): which queues hold packets, and which data queues have
   // a free maximum-size slot. Kept up to date at every push and pop so the output's scheduler and arbiter
@@ -172,8 +172,11 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   Ps on_clock(Ps t) const { return (t + clock_ps_ - 1) / clock_ps_ * clock_ps_; }
 
   // Per-port state, kept together so that serving a port touches one or two cache lines.
-  struct OutPort {
+  struct alignas(64) OutPort {
     Link* link = nullptr;
+    // The forward interface bound to out[o], looked up at the first transmission: one pointer beside the
+    // port's state instead of the socket's own (a cache line elsewhere) on every packet.
+    tlm::tlm_fw_transport_if<>* fw = nullptr;
     Ps tx_free_at = 0;
     std::uint64_t backlog = 0;  // bytes in VOQs for this output plus its egress queues
     std::uint64_t max_backlog = 0;
@@ -211,8 +214,22 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
     Packet* packet;
     Ps ready;
   };
-  std::vector<boost::circular_buffer<EgressEntry>> egress_;  // [o * egress_queues + q]
-  std::vector<std::uint64_t> egress_bytes_;
+  // An egress queue: a ring of `egress_queue_packets` entries in one per-switch array (queue eq's entries at
+  // eq * egress_queue_packets), with its byte count. An emptied ring starts again at its first entry, so a
+  // queue that drains now and then keeps to its first cache lines instead of walking all of its slots.
+  struct EgressQueue {
+    std::uint64_t bytes = 0;
+    std::uint32_t head = 0;
+    std::uint32_t count = 0;
+  };
+  std::vector<EgressQueue> egress_;         // [o * egress_queues + q]
+  // [(o * egress_queues + q) * egress_queue_packets + k]; left uninitialized (only entries between a queue's head
+  // and its count are read), so building a large fabric does not write megabytes of slots never used.
+  std::unique_ptr<EgressEntry[]> egress_slots_;
+  bool egress_full(std::size_t eq) const { return egress_[eq].count == config_.egress_queue_packets; }
+  const EgressEntry& egress_front(std::size_t eq) const {
+    return egress_slots_[eq * config_.egress_queue_packets + egress_[eq].head];
+  }
   std::vector<QueueBits> egress_nonempty_, data_slot_free_;  // per output
   std::vector<std::uint64_t> in_fill_, max_in_fill_;  // [i * vcs + vc]
   std::vector<Ps> column_busy_;                       // [row * radix + o]
