@@ -36,7 +36,7 @@ void Fabric::run_due_events() {
     }
     Event e = queue_.pop();
     now_ = e.time;
-    e.target->on_event(e.kind, e.data);
+    e.target->on_event(e.kind(), e.data);
     // The wall clock is read once every 64K events, so progress costs nothing measurable.
     if ((++events_ & 0xffff) == 0 && progress_) {
       auto t = std::chrono::steady_clock::now();

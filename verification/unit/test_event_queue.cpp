@@ -53,7 +53,7 @@ void check_against_reference(std::uint64_t seed, Ps max_delay, int rounds) {
 TEST(EventQueue, MatchesSortedReferenceWithinOneBucket) { check_against_reference(1, 200, 20000); }
 TEST(EventQueue, MatchesSortedReferenceAcrossBuckets) { check_against_reference(2, 50 * kPsPerNs, 20000); }
 TEST(EventQueue, MatchesSortedReferenceBeyondTheRingHorizon) {
-  // Delays up to 100 us reach past the ring (about 16.8 us) into the far heap.
+  // Delays up to 100 us reach past the ring (about 2.1 us) into the far heap.
   check_against_reference(3, 100 * kPsPerUs, 20000);
 }
 
