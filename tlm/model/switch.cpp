@@ -37,6 +37,8 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
     throw InputError(fmt::format("switch.egress_queues = {}: accepted 2..128", config_.egress_queues));
   if (config_.vcs < 2 || config_.vc_buffer_bytes.size() != config_.vcs)
     throw InputError(fmt::format("switch {}: needs at least one control and one data virtual channel", id));
+  if (config_.vcs > kMaxVcs)
+    throw InputError(fmt::format("switch {}: {} virtual channels, at most {}", id, config_.vcs, kMaxVcs));
   if (!(config_.clock_ghz > 0)) throw InputError("switch.clock_ghz must be > 0");
   clock_ps_ = static_cast<Ps>(std::llround(1000.0 / config_.clock_ghz));
   if (clock_ps_ == 0) clock_ps_ = 1;
@@ -60,20 +62,18 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
   ecn_threshold_ = config_.ecn_threshold_bytes;
   out_ports_.resize(radix);
   in_ports_.resize(radix);
-  for (std::uint16_t p = 0; p < radix; ++p) in_ports_[p].row = (p / config_.ports_per_tile) / config_.tile_columns;
+  for (std::uint16_t p = 0; p < radix; ++p) {
+    in_ports_[p].row = (p / config_.ports_per_tile) / config_.tile_columns;
+    for (std::uint8_t v = 0; v < config_.vcs; ++v) in_ports_[p].buffer[v] = config_.vc_buffer_bytes[v];
+  }
   payload_ = std::make_unique<tlm::tlm_generic_payload[]>(radix);
   voqs_.resize(std::size_t{radix} * radix * config_.vcs);
-  request_mask_.assign(std::size_t{radix} * config_.vcs, 0);
   const std::size_t slots = config_.egress_queue_packets;
   egress_.assign(std::size_t{radix} * config_.egress_queues, EgressQueue{});
   egress_slots_.reset(new EgressEntry[std::size_t{radix} * config_.egress_queues * slots]);
-  egress_nonempty_.assign(radix, QueueBits{});
-  data_slot_free_.assign(radix, QueueBits{});
   for (std::uint16_t o = 0; o < radix; ++o)
     for (std::uint32_t q = 1; q < config_.egress_queues; ++q)
-      set_bit(data_slot_free_[o], q, data_slot_free(std::size_t{o} * config_.egress_queues + q));
-  in_fill_.assign(std::size_t{radix} * config_.vcs, 0);
-  max_in_fill_.assign(std::size_t{radix} * config_.vcs, 0);
+      set_bit(out_ports_[o].data_slot_free, q, data_slot_free(std::size_t{o} * config_.egress_queues + q));
   const std::uint32_t rows = (radix + config_.ports_per_tile * config_.tile_columns - 1) /
                              (config_.ports_per_tile * config_.tile_columns);
   column_busy_.assign(std::size_t{rows} * radix, 0);
@@ -123,12 +123,12 @@ void Switch::receive(std::uint16_t i, tlm::tlm_generic_payload& payload, sc_core
   p->in_port = i;
   p->in_vc = p->vc;
   p->in_size = p->size_bytes;
-  const std::size_t k = std::size_t{i} * config_.vcs + p->vc;
-  in_fill_[k] += p->size_bytes;
-  if (in_fill_[k] > max_in_fill_[k]) max_in_fill_[k] = in_fill_[k];
-  if (config_.lossless && in_fill_[k] > config_.vc_buffer_bytes[p->vc])
+  InPort& ip = in_ports_[i];
+  const std::uint64_t fill = ip.fill[p->vc] += p->size_bytes;
+  if (fill > ip.max_fill[p->vc]) ip.max_fill[p->vc] = fill;
+  if (config_.lossless && fill > ip.buffer[p->vc])
     throw ModelError(fmt::format("{}: input buffer of port {} VC {} overflows ({} > {} bytes)", name(), i, p->vc,
-                                 in_fill_[k], config_.vc_buffer_bytes[p->vc]));
+                                 fill, ip.buffer[p->vc]));
   const Ps head = fabric_.now() + delay.value();
   p->t_tail = head + p->ser_ps;
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -205,8 +205,8 @@ void Switch::enqueue(Packet* p, std::uint16_t o) {
   Fifo& f = voq(p->in_port, o, p->vc);
   const bool was_empty = f.head == nullptr;
   f.push(p);
-  if (was_empty) request_mask_[std::size_t{o} * config_.vcs + p->vc] |= std::uint64_t{1} << p->in_port;
   OutPort& op = out_ports_[o];
+  if (was_empty) op.request[p->vc] |= std::uint64_t{1} << p->in_port;
   op.backlog += p->size_bytes;
   if (op.backlog > op.max_backlog) op.max_backlog = op.backlog;
   try_grant(o);
@@ -307,8 +307,9 @@ const std::uint16_t* Switch::candidates(const Packet* p, std::uint32_t dst_switc
 
 void Switch::release_input(const Packet* p) {
   // The packet leaves the input buffer: its credit goes back upstream.
-  in_fill_[std::size_t{p->in_port} * config_.vcs + p->in_vc] -= p->in_size;
-  if (Link* link = in_ports_[p->in_port].link) link->return_credits(p->in_vc, p->in_size);
+  InPort& ip = in_ports_[p->in_port];
+  ip.fill[p->in_vc] -= p->in_size;
+  if (Link* link = ip.link) link->return_credits(p->in_vc, p->in_size);
 }
 
 void Switch::assign_vc(Packet* p, std::uint16_t o) {
@@ -357,13 +358,13 @@ void Switch::try_grant(std::uint16_t o) {
           continue;
         }
       }
-      std::uint64_t mask = request_mask_[std::size_t{o} * vcs + vc];
+      std::uint64_t mask = op.request[vc];
       if (!mask) continue;
       // With hop-by-hop flow control, data waits in the shared buffer and takes its credit at transmission.
       const bool shared = efc_ && vc != 0;
       if (vc != 0) {
         if (data_room < 0)
-          data_room = efc_ ? efc_->room(config_.max_packet_bytes) : (data_slot_free_[o][0] | data_slot_free_[o][1]) != 0;
+          data_room = efc_ ? efc_->room(config_.max_packet_bytes) : (op.data_slot_free[0] | op.data_slot_free[1]) != 0;
         if (!data_room) continue;
       }
       if (!shared && !link->has_credit(vc, kMinPacketBytes)) continue;
@@ -387,7 +388,7 @@ void Switch::try_grant(std::uint16_t o) {
             break;
           }
           f.pop();
-          if (!f.head) request_mask_[std::size_t{o} * vcs + vc] &= ~(std::uint64_t{1} << i);
+          if (!f.head) op.request[vc] &= ~(std::uint64_t{1} << i);
           op.rr_input = static_cast<std::uint16_t>(i + 1);
           if (!shared) link->take_credits(vc, p->size_bytes);
           release_input(p);
@@ -445,7 +446,7 @@ void Switch::try_transmit(std::uint16_t o) {
     }
     return false;
   };
-  const QueueBits& busy = egress_nonempty_[o];
+  const QueueBits& busy = op.egress_nonempty;
   if (!(busy[0] & 1) || !consider(0)) {
     // Data queues that hold packets, round-robin from the one after the last served.
     const std::uint32_t start = op.rr_queue >= data_queues_ ? 1 : op.rr_queue + 1;
@@ -485,7 +486,7 @@ void Switch::try_transmit_fc(std::uint16_t o) {
   // Control first; then the data queues EgressFc schedules (stopped queues are passed over). Data takes
   // its downstream credit here, so a stopped queue never holds credit that a running one could use.
   const std::size_t base = std::size_t{o} * config_.egress_queues;
-  const bool control = (egress_nonempty_[o][0] & 1) != 0;
+  const bool control = (op.egress_nonempty[0] & 1) != 0;
   const bool control_ready = control && egress_front(base).ready <= now;
   Packet* p = nullptr;
   if (!control_ready) {
@@ -857,8 +858,9 @@ void Switch::egress_push(std::uint16_t o, std::uint32_t q, Packet* p) {
   egress_slots_[eq * cap + k] = EgressEntry{p, p->t_ready};
   ++e.count;
   e.bytes += p->size_bytes;
-  set_bit(egress_nonempty_[o], q, true);
-  if (q != 0) set_bit(data_slot_free_[o], q, data_slot_free(eq));
+  OutPort& op = out_ports_[o];
+  set_bit(op.egress_nonempty, q, true);
+  if (q != 0) set_bit(op.data_slot_free, q, data_slot_free(eq));
 }
 
 Packet* Switch::egress_pop(std::uint16_t o, std::uint32_t q) {
@@ -869,11 +871,11 @@ Packet* Switch::egress_pop(std::uint16_t o, std::uint32_t q) {
   e.bytes -= p->size_bytes;
   if (--e.count == 0) {
     e.head = 0;
-    set_bit(egress_nonempty_[o], q, false);
+    set_bit(out_ports_[o].egress_nonempty, q, false);
   } else if (++e.head == cap) {
     e.head = 0;
   }
-  if (q != 0) set_bit(data_slot_free_[o], q, data_slot_free(eq));
+  if (q != 0) set_bit(out_ports_[o].data_slot_free, q, data_slot_free(eq));
   return p;
 }
 

@@ -82,7 +82,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   const SwitchCounters& counters() const { return counters_; }
   // Largest backlog (VOQ + egress bytes) seen for an output, and the largest input-buffer fill per VC.
   std::uint64_t max_backlog(std::uint16_t port) const { return out_ports_[port].max_backlog; }
-  std::uint64_t max_input_fill(std::uint16_t port, std::uint8_t vc) const { return max_in_fill_[port * config_.vcs + vc]; }
+  std::uint64_t max_input_fill(std::uint16_t port, std::uint8_t vc) const { return in_ports_[port].max_fill[vc]; }
   std::uint64_t backlog(std::uint16_t port) const { return out_ports_[port].backlog; }
 
   void on_event(std::uint32_t kind, std::uint64_t data) override;
@@ -171,7 +171,9 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   static std::uint32_t first_bit(const QueueBits& b, std::uint32_t lo, std::uint32_t hi);
   Ps on_clock(Ps t) const { return (t + clock_ps_ - 1) / clock_ps_ * clock_ps_; }
 
-  // Per-port state, kept together so that serving a port touches one or two cache lines.
+  // Per-output state, kept together in two cache lines so that serving a port touches little else: the
+  // transmitter and the egress side in the first, the arbiter's request masks in the second.
+  static constexpr std::uint8_t kMaxVcs = 5;
   struct alignas(64) OutPort {
     Link* link = nullptr;
     // The forward interface bound to out[o], looked up at the first transmission: one pointer beside the
@@ -179,17 +181,27 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
     tlm::tlm_fw_transport_if<>* fw = nullptr;
     Ps tx_free_at = 0;
     std::uint64_t backlog = 0;  // bytes in VOQs for this output plus its egress queues
-    std::uint64_t max_backlog = 0;
+    QueueBits egress_nonempty{};  // egress queues holding packets
     std::uint32_t egress_packets = 0;
     std::uint16_t rr_input = 0;
     std::uint16_t rr_queue = 0;  // last data queue served
     bool tx_pending = false;
+    QueueBits data_slot_free{};  // data egress queues with a free maximum-size slot
+    std::uint64_t max_backlog = 0;
+    std::array<std::uint64_t, kMaxVcs> request{};  // per VC: inputs with a non-empty VOQ to this output
   };
-  struct InPort {
+  static_assert(sizeof(OutPort) == 128, "an output port is two cache lines");
+  // Per-input state in two cache lines: what a grant and the release of the input buffer touch in the
+  // first, the arrival's bookkeeping (peak fill, buffer size) in the second.
+  struct alignas(64) InPort {
     Link* link = nullptr;
     Ps row_busy = 0;
     std::uint32_t row = 0;
+    std::array<std::uint64_t, kMaxVcs> fill{};      // input buffer fill per VC
+    std::array<std::uint64_t, kMaxVcs> max_fill{};
+    std::array<std::uint32_t, kMaxVcs> buffer{};    // config_.vc_buffer_bytes
   };
+  static_assert(sizeof(InPort) == 128, "an input port is two cache lines");
 
   Fabric& fabric_;
   SwitchConfig config_;
@@ -207,7 +219,6 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   std::vector<InPort> in_ports_;
   std::unique_ptr<tlm::tlm_generic_payload[]> payload_;  // one reusable payload per output
   std::vector<Fifo> voqs_;
-  std::vector<std::uint64_t> request_mask_;  // [o * vcs + vc]: inputs with a non-empty VOQ
   // An egress queue entry keeps what the output's scheduler reads (when the packet is through the crossbar,
   // its size) beside the pointer, so choosing the next packet touches no packet memory.
   struct EgressEntry {
@@ -230,8 +241,6 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   const EgressEntry& egress_front(std::size_t eq) const {
     return egress_slots_[eq * config_.egress_queue_packets + egress_[eq].head];
   }
-  std::vector<QueueBits> egress_nonempty_, data_slot_free_;  // per output
-  std::vector<std::uint64_t> in_fill_, max_in_fill_;  // [i * vcs + vc]
   std::vector<Ps> column_busy_;                       // [row * radix + o]
   std::vector<std::uint64_t> queued_bytes_;           // lossy: [o * egress_queues + q] VOQ + egress bytes
 
