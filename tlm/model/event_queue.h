@@ -182,6 +182,8 @@ class EventQueue {
   void sort_now() {
     const std::size_t n = now_.size();
     if (n > 32) {
+      // Large buckets are mostly simultaneous events scheduled in order (a burst of flow starts).
+      if (std::is_sorted(now_.begin(), now_.end(), [](const Event& a, const Event& b) { return a.before(b); })) return;
       std::sort(now_.begin(), now_.end(), [](const Event& a, const Event& b) { return a.before(b); });
       return;
     }

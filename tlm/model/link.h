@@ -105,6 +105,9 @@ class Link : public sc_core::sc_module, public EventTarget {
       if (hot_.credits[r.vc] > hot_.credit_limit[r.vc]) credit_overflow(r.vc);
       ++hot_.credit_head;
     }
+    // An emptied ring starts again at its first entry, so a link whose returns are absorbed as they come
+    // keeps to one cache line of its ring.
+    if (hot_.credit_head == hot_.credit_tail && hot_.credit_head != 0) hot_.credit_head = hot_.credit_tail = 0;
   }
   void wait_for_credit();
   void grow_returns();
@@ -116,9 +119,9 @@ class Link : public sc_core::sc_module, public EventTarget {
     std::uint32_t bytes;
     std::uint8_t vc;
   };
-  static constexpr std::size_t kMaxVcs = 8;
+  static constexpr std::size_t kMaxVcs = 5;
   // What the per-packet path reads and writes, together in three cache lines (the sc_module and its sockets
-  // around it are large): the sender's and the transmission's state; the credits; the statistics.
+  // around it are large): the transmitter and the credit ring; the credits and their limits; the statistics.
   struct alignas(64) Hot {
     Fabric* fabric = nullptr;
     Ps busy_until = 0;
@@ -132,13 +135,14 @@ class Link : public sc_core::sc_module, public EventTarget {
     bool errors = false;  // error_rate > 0
     bool sender_waiting = false;
     bool credit_event_pending = false;
-    std::array<std::int64_t, kMaxVcs> credits{};
-    std::uint64_t packets = 0;
+    alignas(64) std::array<std::int64_t, kMaxVcs> credits{};
+    std::array<std::uint32_t, kMaxVcs> credit_limit{};
+    alignas(64) std::uint64_t packets = 0;
     std::uint64_t wire_bytes = 0;
     Ps busy_time = 0;
     tlm::tlm_fw_transport_if<>* out_fw = nullptr;  // what `out` is bound to (looked up at the first packet)
-    std::array<std::uint32_t, kMaxVcs> credit_limit{};
   };
+  static_assert(sizeof(Hot) == 192, "three cache lines");
   Hot hot_;
   std::vector<CreditReturn> returns_;
 
