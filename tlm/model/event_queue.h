@@ -146,6 +146,8 @@ class EventQueue {
     return now_[pos_++];
   }
   void reserve(std::size_t n) { now_.reserve(n); }
+  // The next event when it is already in the bucket being run (nothing is moved), else null.
+  const Event* peek_ready() const { return pos_ < now_.size() ? &now_[pos_] : nullptr; }
 
  private:
   // Moves to the next non-empty bucket and makes it the current, sorted one.

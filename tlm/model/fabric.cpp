@@ -36,6 +36,12 @@ void Fabric::run_due_events() {
     }
     Event e = queue_.pop();
     now_ = e.time;
+    // While this event runs, bring in what the next one starts with: its target and, for events that
+    // carry a packet, the packet's first line (a prefetch of an integer argument is harmless).
+    if (const Event* next = queue_.peek_ready()) {
+      __builtin_prefetch(next->target);
+      __builtin_prefetch(reinterpret_cast<const void*>(next->data));
+    }
     e.target->on_event(e.kind(), e.data);
     // The wall clock is read once every 64K events, so progress costs nothing measurable.
     if ((++events_ & 0xffff) == 0 && progress_) {
