@@ -6,14 +6,15 @@
 //
 // Structure: a calendar queue. Almost every event is scheduled less than a microsecond or two ahead
 // (serialization, propagation, pipeline latency), so time is cut into buckets of 2^kBucketShift ps in a
-// ring covering kBuckets buckets; a push appends to its bucket (O(1)); when the run reaches a bucket, its
+// ring of buckets; a push appends to its bucket (O(1)); when the run reaches a bucket, its
 // events are sorted and taken in order. Events beyond the ring's horizon wait in a 4-ary heap and move
 // into the ring as it reaches them. The sequence number makes simultaneous events run in scheduling order,
 // so a run is deterministic whatever the bucket layout.
 //
 // The ring's horizon is a trade: every slot of the ring is written once per turn, so the memory a turn
-// walks through grows with the horizon times the event rate. A 2 us horizon keeps that within the
-// caches on a 1024-host fabric, where 16.8 us did not; the rarer later events take the far heap.
+// walks through grows with the horizon times the event rate (16.8 us spilled out of the caches on a
+// 1024-host fabric); events beyond it take the slower far heap. The fabric sizes the ring from the
+// longest per-hop delay of the network it runs (for_horizon), 2.1 us when not told.
 #pragma once
 
 #include <algorithm>
@@ -104,13 +105,21 @@ class EventHeap {
 
 class EventQueue {
  public:
-  // 256 ps buckets hold a handful of events even on a 1024-host fabric at full load; the ring covers
-  // about 2.1 us ahead, beyond the per-hop delays of the common fabrics (later events take the far heap).
+  // 256 ps buckets hold a handful of events even on a 1024-host fabric at full load.
   static constexpr unsigned kBucketShift = 8;
-  static constexpr std::size_t kBuckets = 1 << 13;
+  static constexpr std::size_t kDefaultBuckets = 1 << 13;  // about 2.1 us
+  static constexpr std::size_t kMinBuckets = 1 << 10, kMaxBuckets = 1 << 16;
   static constexpr std::uint32_t kMaxKind = 0xff;
 
-  EventQueue() : ring_(kBuckets) {}
+  // A power of two of buckets, kMinBuckets..kMaxBuckets.
+  explicit EventQueue(std::size_t buckets = kDefaultBuckets) : buckets_(buckets), ring_(buckets) {}
+  // The ring size whose horizon covers `horizon_ps` (clamped to kMinBuckets..kMaxBuckets).
+  static std::size_t for_horizon(Ps horizon_ps) {
+    std::size_t n = kMinBuckets;
+    while (n < kMaxBuckets && (Ps{n} << kBucketShift) < horizon_ps) n <<= 1;
+    return n;
+  }
+  std::size_t buckets() const { return buckets_; }
 
   void push(Ps time, EventTarget* target, std::uint32_t kind, std::uint64_t data) {
     const Event e{time, (seq_++ << 8) | (kind & kMaxKind), target, data};
@@ -126,8 +135,8 @@ class EventQueue {
         --j;
       }
       now_[j] = e;
-    } else if (b < current_ + kBuckets) {
-      ring_[b & (kBuckets - 1)].push_back(e);
+    } else if (b < current_ + buckets_) {
+      ring_[b & (buckets_ - 1)].push_back(e);
       ++ring_count_;
     } else {
       far_.push(e);
@@ -161,16 +170,16 @@ class EventQueue {
       } else {
         ++current_;
       }
-      std::vector<Event>& bucket = ring_[current_ & (kBuckets - 1)];
+      std::vector<Event>& bucket = ring_[current_ & (buckets_ - 1)];
       ring_count_ -= bucket.size();
       // Far events that now fall inside the ring's horizon move in; those of this bucket join it.
-      while (!far_.empty() && (far_.top().time >> kBucketShift) < current_ + kBuckets) {
+      while (!far_.empty() && (far_.top().time >> kBucketShift) < current_ + buckets_) {
         const Event e = far_.pop();
         const std::uint64_t b = e.time >> kBucketShift;
         if (b == current_) {
           bucket.push_back(e);
         } else {
-          ring_[b & (kBuckets - 1)].push_back(e);
+          ring_[b & (buckets_ - 1)].push_back(e);
           ++ring_count_;
         }
       }
@@ -201,6 +210,7 @@ class EventQueue {
     }
   }
 
+  std::size_t buckets_;  // ring size, a power of two
   std::vector<std::vector<Event>> ring_;
   std::vector<Event> now_;  // the bucket being run, sorted; now_[pos_] is next
   std::size_t pos_ = 0;

@@ -16,8 +16,10 @@ const char* packet_type_name(PacketType t) {
   return "unknown";
 }
 
-Fabric::Fabric(const sc_core::sc_module_name& name, Ps sync_quantum_ps)
-    : sc_core::sc_module(name), quantum_(sync_quantum_ps) {
+Fabric::Fabric(const sc_core::sc_module_name& name, Ps sync_quantum_ps, Ps horizon_ps)
+    : sc_core::sc_module(name),
+      queue_(horizon_ps ? EventQueue::for_horizon(horizon_ps) : EventQueue::kDefaultBuckets),
+      quantum_(sync_quantum_ps) {
   queue_.reserve(1 << 16);
   SC_METHOD(run_due_events);
   sensitive << wake_;

@@ -27,7 +27,7 @@ Link::Link(const sc_core::sc_module_name& name, Fabric& fabric, const LinkConfig
   hot_.overhead_bytes = config_.overhead_bytes;
   hot_.lossless = config_.lossless;
   hot_.errors = config_.error_rate > 0;
-  prop_time_ = sc_core::sc_time::from_value(config_.prop_ps);
+  hot_.prop_time = sc_core::sc_time::from_value(config_.prop_ps);
   if (config.vc_credit_bytes.size() > kMaxVcs)
     throw InputError(fmt::format("link {}: {} virtual channels, at most {}", index, config.vc_credit_bytes.size(), kMaxVcs));
   vcs_ = config.vc_credit_bytes.size();
@@ -55,7 +55,7 @@ void Link::receive(std::uint16_t, tlm::tlm_generic_payload& payload, sc_core::sc
     fabric_.pool().put(p);
     return;
   }
-  sc_core::sc_time arrive = delay + prop_time_;
+  sc_core::sc_time arrive = delay + hot_.prop_time;
   if (!hot_.out_fw) hot_.out_fw = out.operator->();
   hot_.out_fw->b_transport(payload, arrive);
 }

@@ -141,6 +141,7 @@ class Link : public sc_core::sc_module, public EventTarget {
     std::uint64_t wire_bytes = 0;
     Ps busy_time = 0;
     tlm::tlm_fw_transport_if<>* out_fw = nullptr;  // what `out` is bound to (looked up at the first packet)
+    sc_core::sc_time prop_time;                     // prop_ps as an sc_time (the receive path adds it to the delay)
   };
   static_assert(sizeof(Hot) == 192, "three cache lines");
   Hot hot_;
@@ -149,7 +150,6 @@ class Link : public sc_core::sc_module, public EventTarget {
   Fabric& fabric_;
   LinkConfig config_;
   double rate_gbps_;
-  sc_core::sc_time prop_time_;
   std::size_t vcs_ = 0;
   LinkSender* sender_ = nullptr;
   std::uint16_t sender_port_ = 0;

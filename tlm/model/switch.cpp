@@ -327,6 +327,13 @@ void Switch::try_grant(std::uint16_t o) {
   Link* link = op.link;
   if (!link) return;
   const std::uint8_t vcs = config_.vcs;
+  // Nothing requests this output (the common case on a call after a transmission or a credit): done.
+  std::uint64_t requests = 0;
+  for (std::uint8_t v = 0; v < vcs; ++v) requests |= op.request[v];
+  if (!requests && (local_control_.empty() || local_control_[o].empty())) {
+    if (!fc_out_.empty()) send_fc_frames();
+    return;
+  }
   const std::uint32_t nq = config_.egress_queues;
   const std::size_t base = std::size_t{o} * nq;
   for (;;) {
