@@ -9,8 +9,6 @@
 namespace netasic {
 
 namespace {
-enum SwitchEvent : std::uint32_t { kArrive = 1, kTxDone = 2, kFgfcPoll = 3, kFcKick = 4 };
-
 inline std::uint32_t mix32(std::uint32_t x) {
   x ^= x >> 16;
   x *= 0x7feb352dU;
@@ -206,7 +204,10 @@ void Switch::enqueue(Packet* p, std::uint16_t o) {
   const bool was_empty = f.head == nullptr;
   f.push(p);
   OutPort& op = out_ports_[o];
-  if (was_empty) op.request[p->vc] |= std::uint64_t{1} << p->in_port;
+  if (was_empty) {
+    op.request[p->vc] |= std::uint64_t{1} << p->in_port;
+    op.requesting |= static_cast<std::uint8_t>(1u << p->vc);
+  }
   op.backlog += p->size_bytes;
   if (op.backlog > op.max_backlog) op.max_backlog = op.backlog;
   try_grant(o);
@@ -322,18 +323,10 @@ void Switch::assign_vc(Packet* p, std::uint16_t o) {
   }
 }
 
-void Switch::try_grant(std::uint16_t o) {
+void Switch::grant(std::uint16_t o) {
   OutPort& op = out_ports_[o];
   Link* link = op.link;
-  if (!link) return;
   const std::uint8_t vcs = config_.vcs;
-  // Nothing requests this output (the common case on a call after a transmission or a credit): done.
-  std::uint64_t requests = 0;
-  for (std::uint8_t v = 0; v < vcs; ++v) requests |= op.request[v];
-  if (!requests && (local_control_.empty() || local_control_[o].empty())) {
-    if (!fc_out_.empty()) send_fc_frames();
-    return;
-  }
   const std::uint32_t nq = config_.egress_queues;
   const std::size_t base = std::size_t{o} * nq;
   for (;;) {
@@ -395,7 +388,8 @@ void Switch::try_grant(std::uint16_t o) {
             break;
           }
           f.pop();
-          if (!f.head) op.request[vc] &= ~(std::uint64_t{1} << i);
+          if (!f.head && !(op.request[vc] &= ~(std::uint64_t{1} << i)))
+            op.requesting &= static_cast<std::uint8_t>(~(1u << vc));
           op.rr_input = static_cast<std::uint16_t>(i + 1);
           if (!shared) link->take_credits(vc, p->size_bytes);
           release_input(p);
@@ -422,18 +416,9 @@ void Switch::try_grant(std::uint16_t o) {
   }
 }
 
-void Switch::try_transmit(std::uint16_t o) {
-  if (efc_) return try_transmit_fc(o);
+void Switch::transmit_next(std::uint16_t o) {
   OutPort& op = out_ports_[o];
-  if (op.egress_packets == 0) return;
   const Ps now = fabric_.now();
-  if (op.tx_free_at > now) {
-    if (!op.tx_pending) {
-      op.tx_pending = true;
-      fabric_.schedule(op.tx_free_at, this, kTxDone, o);
-    }
-    return;
-  }
   const std::size_t base = std::size_t{o} * config_.egress_queues;
   // A packet counts as eligible once it is through the crossbar (t_ready). Control goes first, then the
   // data queues round-robin, among eligible heads; only when no head is eligible does the link commit

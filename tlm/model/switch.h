@@ -142,8 +142,30 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   std::uint16_t pick(const std::uint16_t* ports, std::uint32_t n, const Packet* p);
   std::uint16_t least_loaded(const std::uint16_t* ports, std::uint32_t n);
   std::uint64_t load(std::uint16_t o) const { return out_ports_[o].backlog; }
-  void try_grant(std::uint16_t o);
-  void try_transmit(std::uint16_t o);
+  enum SwitchEvent : std::uint32_t { kArrive = 1, kTxDone = 2, kFgfcPoll = 3, kFcKick = 4 };
+  // The arbiter and the egress are tried several times per packet, and most tries find nothing to do;
+  // those return here, inline, before the call into the work proper (grant, transmit_next).
+  void try_grant(std::uint16_t o) {
+    const OutPort& op = out_ports_[o];
+    if (!op.link) return;
+    if (op.requesting || (!local_control_.empty() && !local_control_[o].empty())) return grant(o);
+    if (!fc_out_.empty()) send_fc_frames();
+  }
+  void grant(std::uint16_t o);
+  void try_transmit(std::uint16_t o) {
+    if (efc_) return try_transmit_fc(o);
+    OutPort& op = out_ports_[o];
+    if (op.egress_packets == 0) return;
+    if (op.tx_free_at > fabric_.now()) {
+      if (!op.tx_pending) {
+        op.tx_pending = true;
+        fabric_.schedule(op.tx_free_at, this, kTxDone, o);
+      }
+      return;
+    }
+    transmit_next(o);
+  }
+  void transmit_next(std::uint16_t o);  // the port is free and packets wait
   void try_transmit_fc(std::uint16_t o);
   void send(std::uint16_t o, Packet* p);  // onto the link: serialization, cut-through, counters
   void fc_frame_in(Packet* p);            // a PAUSE / RESUME from the neighbour on p->in_port
@@ -186,6 +208,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
     std::uint16_t rr_input = 0;
     std::uint16_t rr_queue = 0;  // last data queue served
     bool tx_pending = false;
+    std::uint8_t requesting = 0;  // bit vc: request[vc] is not empty
     QueueBits data_slot_free{};  // data egress queues with a free maximum-size slot
     std::uint64_t max_backlog = 0;
     std::array<std::uint64_t, kMaxVcs> request{};  // per VC: inputs with a non-empty VOQ to this output
