@@ -44,6 +44,10 @@ class EventTarget {
  public:
   virtual ~EventTarget() = default;
   virtual void on_event(std::uint32_t kind, std::uint64_t data) = 0;
+  // Called for the next event while the current one runs (the fabric has already prefetched this
+  // target and, for events carrying one, the packet): prefetch what the event will touch first. Reads
+  // only; must change nothing.
+  virtual void prefetch(std::uint32_t /*kind*/, std::uint64_t /*data*/) const {}
 };
 
 // A 4-ary min-heap of events (for the far future and for the bucket being run).
@@ -156,7 +160,9 @@ class EventQueue {
   }
   void reserve(std::size_t n) { now_.reserve(n); }
   // The next event when it is already in the bucket being run (nothing is moved), else null.
-  const Event* peek_ready() const { return pos_ < now_.size() ? &now_[pos_] : nullptr; }
+  const Event* peek_ready(std::size_t ahead = 0) const {
+    return pos_ + ahead < now_.size() ? &now_[pos_ + ahead] : nullptr;
+  }
 
  private:
   // Moves to the next non-empty bucket and makes it the current, sorted one.

@@ -121,6 +121,16 @@ void Nic::on_event(std::uint32_t kind, std::uint64_t data) {
   }
 }
 
+void Nic::prefetch(std::uint32_t kind, std::uint64_t data) const {
+  if (kind == kReceive) {
+    const Packet* p = reinterpret_cast<const Packet*>(data);
+    __builtin_prefetch(&flows_.flows()[p->flow]);
+    if (in_link_) in_link_->prefetch_state();
+  } else if (kind == kTxDone) {
+    if (out_link_) out_link_->prefetch_state();
+  }
+}
+
 void Nic::on_credit(std::uint16_t) { try_send(); }
 
 void Nic::receive(std::uint16_t, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {

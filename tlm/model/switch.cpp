@@ -150,6 +150,25 @@ void Switch::on_event(std::uint32_t kind, std::uint64_t data) {
   }
 }
 
+void Switch::prefetch(std::uint32_t kind, std::uint64_t data) const {
+  if (kind == kArrive) {
+    // The route's table entry, or for a local host the output port.
+    const Packet* p = reinterpret_cast<const Packet*>(data);
+    const std::uint32_t dst_switch = routing_.host_switch(p->dst_host);
+    if (dst_switch == id_) {
+      const OutPort* op = &out_ports_[routing_.host_port(p->dst_host)];
+      __builtin_prefetch(op);
+      __builtin_prefetch(reinterpret_cast<const char*>(op) + 64);
+    } else if (!routing_.has_groups() && !routing_.up_down()) {
+      __builtin_prefetch(routing_.next_hops_entry(id_, dst_switch));
+    }
+  } else if (kind == kTxDone) {
+    const OutPort* op = &out_ports_[static_cast<std::uint16_t>(data)];
+    __builtin_prefetch(op);
+    __builtin_prefetch(&egress_[std::size_t{static_cast<std::uint16_t>(data)} * config_.egress_queues]);
+  }
+}
+
 void Switch::on_credit(std::uint16_t port) {
   try_grant(port);
   try_transmit(port);
