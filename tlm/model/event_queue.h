@@ -44,10 +44,11 @@ class EventTarget {
  public:
   virtual ~EventTarget() = default;
   virtual void on_event(std::uint32_t kind, std::uint64_t data) = 0;
-  // Called for the next event while the current one runs (the fabric has already prefetched this
-  // target and, for events carrying one, the packet): prefetch what the event will touch first. Reads
-  // only; must change nothing.
-  virtual void prefetch(std::uint32_t /*kind*/, std::uint64_t /*data*/) const {}
+  // Called for the two events after the current one while it runs, the later one first (step 1, then
+  // step 0 one event later): prefetch what the event will touch. At step 1 the fabric has already
+  // prefetched the target and, for events carrying one, the packet; at step 0 what step 1 prefetched is
+  // there too. Reads only; must change nothing.
+  virtual void prefetch(std::uint32_t /*kind*/, std::uint64_t /*data*/, unsigned /*step*/) const {}
 };
 
 // A 4-ary min-heap of events (for the far future and for the bucket being run).

@@ -90,7 +90,9 @@ class Link : public sc_core::sc_module, public EventTarget {
   const LinkConfig& config() const { return config_; }
 
   void on_event(std::uint32_t kind, std::uint64_t data) override;
-  void prefetch(std::uint32_t, std::uint64_t) const override { prefetch_state(); }
+  void prefetch(std::uint32_t, std::uint64_t, unsigned step) const override {
+    if (step == 1) prefetch_state();
+  }
   // Prefetches the per-packet state (for a sender about to use this link).
   void prefetch_state() const {
     __builtin_prefetch(&hot_);

@@ -121,7 +121,8 @@ void Nic::on_event(std::uint32_t kind, std::uint64_t data) {
   }
 }
 
-void Nic::prefetch(std::uint32_t kind, std::uint64_t data) const {
+void Nic::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const {
+  if (step != 1) return;
   if (kind == kReceive) {
     const Packet* p = reinterpret_cast<const Packet*>(data);
     __builtin_prefetch(&flows_.flows()[p->flow]);

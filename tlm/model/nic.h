@@ -110,7 +110,7 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   std::uint32_t host() const { return host_; }
 
   void on_event(std::uint32_t kind, std::uint64_t data) override;
-  void prefetch(std::uint32_t kind, std::uint64_t data) const override;
+  void prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const override;
   void on_credit(std::uint16_t port) override;
 
  private:

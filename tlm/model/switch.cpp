@@ -150,22 +150,51 @@ void Switch::on_event(std::uint32_t kind, std::uint64_t data) {
   }
 }
 
-void Switch::prefetch(std::uint32_t kind, std::uint64_t data) const {
+void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const {
+  const bool plain_routes = !routing_.has_groups() && !routing_.up_down() && !fc_table_;
   if (kind == kArrive) {
-    // The route's table entry, or for a local host the output port.
     const Packet* p = reinterpret_cast<const Packet*>(data);
     const std::uint32_t dst_switch = routing_.host_switch(p->dst_host);
     if (dst_switch == id_) {
-      const OutPort* op = &out_ports_[routing_.host_port(p->dst_host)];
-      __builtin_prefetch(op);
-      __builtin_prefetch(reinterpret_cast<const char*>(op) + 64);
-    } else if (!routing_.has_groups() && !routing_.up_down()) {
-      __builtin_prefetch(routing_.next_hops_entry(id_, dst_switch));
+      // For a local host, the output port (step 1) and then its VOQ from this input (step 0).
+      const std::uint16_t o = routing_.host_port(p->dst_host);
+      if (step == 1) {
+        __builtin_prefetch(&out_ports_[o]);
+        __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);
+      } else {
+        __builtin_prefetch(&voqs_[(std::size_t{p->in_port} * config_.radix + o) * config_.vcs + p->vc]);
+      }
+      return;
     }
+    if (!plain_routes) return;
+    if (step == 1) {
+      __builtin_prefetch(routing_.next_hops_entry(id_, dst_switch));
+      return;
+    }
+    // Step 0: the port the hash picks (the same choice as route(), where that choice is a pure function
+    // of the packet: ECMP, or any packet other than data) and the VOQ it will join.
+    if (p->type == PacketType::data && config_.policy != RoutingPolicy::ecmp) return;
+    std::uint32_t n = 0;
+    const std::uint16_t* c = routing_.next_hops(id_, dst_switch, n);
+    if (n == 0) return;
+    const std::uint16_t o = n == 1 ? c[0] : c[mix32(p->flow_hash ^ hash_salt_) % n];
+    const std::uint8_t vc = p->type == PacketType::data ? 1 : 0;
+    __builtin_prefetch(&out_ports_[o]);
+    __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);
+    __builtin_prefetch(&voqs_[(std::size_t{p->in_port} * config_.radix + o) * config_.vcs + vc]);
   } else if (kind == kTxDone) {
-    const OutPort* op = &out_ports_[static_cast<std::uint16_t>(data)];
-    __builtin_prefetch(op);
-    __builtin_prefetch(&egress_[std::size_t{static_cast<std::uint16_t>(data)} * config_.egress_queues]);
+    const auto o = static_cast<std::uint16_t>(data);
+    const std::size_t base = std::size_t{o} * config_.egress_queues;
+    if (step == 1) {
+      __builtin_prefetch(&out_ports_[o]);
+      __builtin_prefetch(&egress_[base]);
+      return;
+    }
+    // Step 0: the output link's state and the first entries of the control and first data queues.
+    const OutPort& op = out_ports_[o];
+    if (op.link) op.link->prefetch_state();
+    if (op.egress_nonempty[0] & 1) __builtin_prefetch(&egress_front(base));
+    if (op.egress_nonempty[0] & 2) __builtin_prefetch(&egress_front(base + 1));
   }
 }
 

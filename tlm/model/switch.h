@@ -86,7 +86,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   std::uint64_t backlog(std::uint16_t port) const { return out_ports_[port].backlog; }
 
   void on_event(std::uint32_t kind, std::uint64_t data) override;
-  void prefetch(std::uint32_t kind, std::uint64_t data) const override;
+  void prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const override;
   void on_credit(std::uint16_t port) override;
 
   void set_flows(FlowTable* flows) { flows_ = flows; }
