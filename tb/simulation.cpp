@@ -273,7 +273,16 @@ void Simulation::elaborate() {
                                  "plus the SACK ranges)",
                                  ctl_buf, max_ack));
 
-  fabric_ = std::make_unique<Fabric>("fabric", ns_to_ps(s.number("sim.sync_quantum_ns")));
+  // The event queue's horizon: the longest hop (propagation and two serializations of a full packet on the
+  // slowest link, the cut-through bound), the switch pipeline and the NIC's receive latency, with a margin.
+  double longest_hop_ns = 0;
+  for (const TopoLink& l : t.links) {
+    const double ser_ns = (max_packet + s.integer("link.overhead_bytes")) * 8.0 / (l.rate_gbps * l.scale);
+    longest_hop_ns = std::max(longest_hop_ns, l.delay_ns + 2 * ser_ns);
+  }
+  const double horizon_ns =
+      1.25 * (longest_hop_ns + s.number("switch.latency_ns") + ps_to_ns(nic_config_.latency_ps));
+  fabric_ = std::make_unique<Fabric>("fabric", ns_to_ps(s.number("sim.sync_quantum_ns")), ns_to_ps(horizon_ns));
   if (s.number("sim.max_time_us") > 0) fabric_->set_time_limit(static_cast<Ps>(s.number("sim.max_time_us") * kPsPerUs));
 
   // Links: two per topology link.

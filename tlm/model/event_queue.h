@@ -4,12 +4,17 @@
 // through a function pointer; with thousands of pending events its heapify dominates the run (see
 // docs/architecture.md). Packet-level events live here instead, and one SC_METHOD drains them.
 //
-// Structure: a calendar queue. Almost every event is scheduled a few microseconds ahead (serialization,
-// propagation, pipeline latency), so time is cut into buckets of 2^kBucketShift ps in a ring covering
-// kBuckets buckets; a push appends to its bucket (O(1)); when the run reaches a bucket, its events are
-// heapified and popped in order. Events beyond the ring's horizon wait in a 4-ary heap and move into the
-// ring as it reaches them. The sequence number makes simultaneous events run in scheduling order, so a
-// run is deterministic whatever the bucket layout.
+// Structure: a calendar queue. Almost every event is scheduled less than a microsecond or two ahead
+// (serialization, propagation, pipeline latency), so time is cut into buckets of 2^kBucketShift ps in a
+// ring of buckets; a push appends to its bucket (O(1)); when the run reaches a bucket, its
+// events are sorted and taken in order. Events beyond the ring's horizon wait in a 4-ary heap and move
+// into the ring as it reaches them. The sequence number makes simultaneous events run in scheduling order,
+// so a run is deterministic whatever the bucket layout.
+//
+// The ring's horizon is a trade: every slot of the ring is written once per turn, so the memory a turn
+// walks through grows with the horizon times the event rate (16.8 us spilled out of the caches on a
+// 1024-host fabric); events beyond it take the slower far heap. The fabric sizes the ring from the
+// longest per-hop delay of the network it runs (for_horizon), 2.1 us when not told.
 #pragma once
 
 #include <algorithm>
@@ -22,20 +27,28 @@ namespace netasic {
 
 class EventTarget;
 
+// 32 bytes, two to a cache line. `key` is the sequence number shifted left by 8 with the kind in the low
+// byte: sequence numbers are unique, so (time, key) orders events exactly as (time, seq).
 struct Event {
   Ps time;
-  std::uint64_t seq;
+  std::uint64_t key;
   EventTarget* target;
   std::uint64_t data;  // a Packet* or an integer argument, by kind
-  std::uint32_t kind;
 
-  bool before(const Event& o) const { return time < o.time || (time == o.time && seq < o.seq); }
+  std::uint32_t kind() const { return static_cast<std::uint32_t>(key & 0xff); }
+  std::uint64_t seq() const { return key >> 8; }
+  bool before(const Event& o) const { return time < o.time || (time == o.time && key < o.key); }
 };
 
 class EventTarget {
  public:
   virtual ~EventTarget() = default;
   virtual void on_event(std::uint32_t kind, std::uint64_t data) = 0;
+  // Called for the two events after the current one while it runs, the later one first (step 1, then
+  // step 0 one event later): prefetch what the event will touch. At step 1 the fabric has already
+  // prefetched the target and, for events carrying one, the packet; at step 0 what step 1 prefetched is
+  // there too. Reads only; must change nothing.
+  virtual void prefetch(std::uint32_t /*kind*/, std::uint64_t /*data*/, unsigned /*step*/) const {}
 };
 
 // A 4-ary min-heap of events (for the far future and for the bucket being run).
@@ -97,22 +110,38 @@ class EventHeap {
 
 class EventQueue {
  public:
-  // 256 ps buckets hold a handful of events even on a 1024-host fabric at full load; the ring covers
-  // about 16.8 us ahead, beyond any per-hop delay.
+  // 256 ps buckets hold a handful of events even on a 1024-host fabric at full load.
   static constexpr unsigned kBucketShift = 8;
-  static constexpr std::size_t kBuckets = 1 << 16;
+  static constexpr std::size_t kDefaultBuckets = 1 << 13;  // about 2.1 us
+  static constexpr std::size_t kMinBuckets = 1 << 10, kMaxBuckets = 1 << 16;
+  static constexpr std::uint32_t kMaxKind = 0xff;
 
-  EventQueue() : ring_(kBuckets) {}
+  // A power of two of buckets, kMinBuckets..kMaxBuckets.
+  explicit EventQueue(std::size_t buckets = kDefaultBuckets) : buckets_(buckets), ring_(buckets) {}
+  // The ring size whose horizon covers `horizon_ps` (clamped to kMinBuckets..kMaxBuckets).
+  static std::size_t for_horizon(Ps horizon_ps) {
+    std::size_t n = kMinBuckets;
+    while (n < kMaxBuckets && (Ps{n} << kBucketShift) < horizon_ps) n <<= 1;
+    return n;
+  }
+  std::size_t buckets() const { return buckets_; }
 
   void push(Ps time, EventTarget* target, std::uint32_t kind, std::uint64_t data) {
-    const Event e{time, seq_++, target, data, kind};
+    const Event e{time, (seq_++ << 8) | (kind & kMaxKind), target, data};
     const std::uint64_t b = time >> kBucketShift;
     ++size_;
     if (b <= current_) {
-      // Into the bucket being run (an event is never scheduled before the current time).
-      now_heap_.push(e);
-    } else if (b < current_ + kBuckets) {
-      ring_[b & (kBuckets - 1)].push_back(e);
+      // Into the bucket being run (an event is never scheduled before the current time). Its key is the
+      // largest yet, so it goes after every event of the same or an earlier time.
+      std::size_t j = now_.size();
+      now_.push_back(e);
+      while (j > pos_ && time < now_[j - 1].time) {
+        now_[j] = now_[j - 1];
+        --j;
+      }
+      now_[j] = e;
+    } else if (b < current_ + buckets_) {
+      ring_[b & (buckets_ - 1)].push_back(e);
       ++ring_count_;
     } else {
       far_.push(e);
@@ -122,19 +151,25 @@ class EventQueue {
   std::size_t size() const { return size_; }
   // The earliest event; the queue must not be empty.
   const Event& top() {
-    if (now_heap_.empty()) advance();
-    return now_heap_.top();
+    if (pos_ == now_.size()) advance();
+    return now_[pos_];
   }
   Event pop() {
-    if (now_heap_.empty()) advance();
+    if (pos_ == now_.size()) advance();
     --size_;
-    return now_heap_.pop();
+    return now_[pos_++];
   }
-  void reserve(std::size_t n) { now_heap_.reserve(n); }
+  void reserve(std::size_t n) { now_.reserve(n); }
+  // The next event when it is already in the bucket being run (nothing is moved), else null.
+  const Event* peek_ready(std::size_t ahead = 0) const {
+    return pos_ + ahead < now_.size() ? &now_[pos_ + ahead] : nullptr;
+  }
 
  private:
-  // Moves to the next non-empty bucket and makes it the current heap.
+  // Moves to the next non-empty bucket and makes it the current, sorted one.
   void advance() {
+    now_.clear();
+    pos_ = 0;
     for (;;) {
       if (ring_count_ == 0) {
         // Nothing in the ring: jump straight to the far heap's first bucket.
@@ -142,32 +177,51 @@ class EventQueue {
       } else {
         ++current_;
       }
-      std::vector<Event>& bucket = ring_[current_ & (kBuckets - 1)];
+      std::vector<Event>& bucket = ring_[current_ & (buckets_ - 1)];
       ring_count_ -= bucket.size();
       // Far events that now fall inside the ring's horizon move in; those of this bucket join it.
-      while (!far_.empty() && (far_.top().time >> kBucketShift) < current_ + kBuckets) {
+      while (!far_.empty() && (far_.top().time >> kBucketShift) < current_ + buckets_) {
         const Event e = far_.pop();
         const std::uint64_t b = e.time >> kBucketShift;
         if (b == current_) {
           bucket.push_back(e);
         } else {
-          ring_[b & (kBuckets - 1)].push_back(e);
+          ring_[b & (buckets_ - 1)].push_back(e);
           ++ring_count_;
         }
       }
       if (!bucket.empty()) {
-        spare_.swap(bucket);
-        now_heap_.assign(spare_);
-        spare_.swap(bucket);  // hand the (cleared) storage back to the ring slot
+        now_.swap(bucket);  // the bucket takes the (cleared) storage of the previous one
+        sort_now();
         return;
       }
     }
   }
+  void sort_now() {
+    const std::size_t n = now_.size();
+    if (n > 32) {
+      // Large buckets are mostly simultaneous events scheduled in order (a burst of flow starts).
+      if (std::is_sorted(now_.begin(), now_.end(), [](const Event& a, const Event& b) { return a.before(b); })) return;
+      std::sort(now_.begin(), now_.end(), [](const Event& a, const Event& b) { return a.before(b); });
+      return;
+    }
+    // A bucket holds a few events, mostly in order already: insertion sort.
+    for (std::size_t i = 1; i < n; ++i) {
+      const Event e = now_[i];
+      std::size_t j = i;
+      while (j > 0 && e.before(now_[j - 1])) {
+        now_[j] = now_[j - 1];
+        --j;
+      }
+      now_[j] = e;
+    }
+  }
 
+  std::size_t buckets_;  // ring size, a power of two
   std::vector<std::vector<Event>> ring_;
-  EventHeap now_heap_;
+  std::vector<Event> now_;  // the bucket being run, sorted; now_[pos_] is next
+  std::size_t pos_ = 0;
   EventHeap far_;
-  std::vector<Event> spare_;
   std::uint64_t current_ = 0;  // absolute index of the bucket being run
   std::size_t ring_count_ = 0;
   std::size_t size_ = 0;

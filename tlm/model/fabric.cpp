@@ -16,8 +16,10 @@ const char* packet_type_name(PacketType t) {
   return "unknown";
 }
 
-Fabric::Fabric(const sc_core::sc_module_name& name, Ps sync_quantum_ps)
-    : sc_core::sc_module(name), quantum_(sync_quantum_ps) {
+Fabric::Fabric(const sc_core::sc_module_name& name, Ps sync_quantum_ps, Ps horizon_ps)
+    : sc_core::sc_module(name),
+      queue_(horizon_ps ? EventQueue::for_horizon(horizon_ps) : EventQueue::kDefaultBuckets),
+      quantum_(sync_quantum_ps) {
   queue_.reserve(1 << 16);
   SC_METHOD(run_due_events);
   sensitive << wake_;
@@ -36,7 +38,21 @@ void Fabric::run_due_events() {
     }
     Event e = queue_.pop();
     now_ = e.time;
-    e.target->on_event(e.kind, e.data);
+    // While this event runs, bring in what the next ones will touch, in three steps: the third event
+    // from here gets its target and, for events that carry a packet, the packet's first line (a prefetch
+    // of an integer argument is harmless); the second asks its target for what lies behind them
+    // (EventTarget::prefetch, step 1); the next one asks for what lies behind that (step 0).
+    if (const Event* next = queue_.peek_ready()) {
+      if (const Event* after = queue_.peek_ready(1)) {
+        if (const Event* third = queue_.peek_ready(2)) {
+          __builtin_prefetch(third->target);
+          __builtin_prefetch(reinterpret_cast<const void*>(third->data));
+        }
+        after->target->prefetch(after->kind(), after->data, 1);
+      }
+      next->target->prefetch(next->kind(), next->data, 0);
+    }
+    e.target->on_event(e.kind(), e.data);
     // The wall clock is read once every 64K events, so progress costs nothing measurable.
     if ((++events_ & 0xffff) == 0 && progress_) {
       auto t = std::chrono::steady_clock::now();

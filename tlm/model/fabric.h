@@ -19,7 +19,9 @@ namespace netasic {
 class Fabric : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Fabric);
-  Fabric(const sc_core::sc_module_name& name, Ps sync_quantum_ps);
+  // `horizon_ps`: about the longest delay ahead at which the model schedules its events (propagation plus
+  // pipeline plus serialization); it sizes the event queue's ring. 0 = the queue's default.
+  Fabric(const sc_core::sc_module_name& name, Ps sync_quantum_ps, Ps horizon_ps = 0);
 
   Ps now() const { return now_; }
   void schedule(Ps at, EventTarget* target, std::uint32_t kind, std::uint64_t data = 0) {

@@ -53,43 +53,51 @@ class Link : public sc_core::sc_module, public EventTarget {
   std::uint32_t overhead_bytes() const { return config_.overhead_bytes; }
   bool lossless() const { return config_.lossless; }
   Ps serialization(std::uint32_t size_bytes) const {
-    return static_cast<Ps>(static_cast<double>(size_bytes + config_.overhead_bytes) * ps_per_byte_ + 0.5);
+    return static_cast<Ps>(static_cast<double>(size_bytes + hot_.overhead_bytes) * hot_.ps_per_byte + 0.5);
   }
   // When the transmitter is next free (end of the current serialization).
-  Ps free_at() const { return busy_until_; }
+  Ps free_at() const { return hot_.busy_until; }
   // Whether `bytes` of credit are available on `vc` now. When not, the sender is told (on_credit) as
   // soon as a credit return arrives: credits in flight cost no event unless a sender waits for them.
   bool has_credit(std::uint8_t vc, std::uint32_t bytes) {
-    if (!config_.lossless) return true;
+    if (!hot_.lossless) return true;
     absorb_due_credits();
-    if (credits_[vc] >= static_cast<std::int64_t>(bytes)) return true;
+    if (hot_.credits[vc] >= static_cast<std::int64_t>(bytes)) return true;
     wait_for_credit();
     return false;
   }
   std::int64_t credits(std::uint8_t vc) {
     absorb_due_credits();
-    return credits_[vc];
+    return hot_.credits[vc];
   }
   std::size_t vcs() const { return vcs_; }
   // The sender commits buffer space downstream (at grant in a switch, at send in a NIC).
   void take_credits(std::uint8_t vc, std::uint32_t bytes) {
-    if (!config_.lossless) return;
-    credits_[vc] -= bytes;
-    if (credits_[vc] < 0) credit_underflow(vc);
+    if (!hot_.lossless) return;
+    hot_.credits[vc] -= bytes;
+    if (hot_.credits[vc] < 0) credit_underflow(vc);
   }
 
   // Receiver side: `bytes` of VC `vc` left the receive buffer now.
   void return_credits(std::uint8_t vc, std::uint32_t bytes);
 
   // Statistics.
-  std::uint64_t packets_sent() const { return packets_; }
-  std::uint64_t wire_bytes_sent() const { return wire_bytes_; }
-  Ps busy_time() const { return busy_time_; }
+  std::uint64_t packets_sent() const { return hot_.packets; }
+  std::uint64_t wire_bytes_sent() const { return hot_.wire_bytes; }
+  Ps busy_time() const { return hot_.busy_time; }
   std::uint64_t corrupted() const { return corrupted_; }
   std::uint32_t index() const { return index_; }
   const LinkConfig& config() const { return config_; }
 
   void on_event(std::uint32_t kind, std::uint64_t data) override;
+  void prefetch(std::uint32_t, std::uint64_t, unsigned step) const override {
+    if (step == 1) prefetch_state();
+  }
+  // Prefetches the per-packet state (for a sender about to use this link).
+  void prefetch_state() const {
+    __builtin_prefetch(&hot_);
+    __builtin_prefetch(&hot_.credits);
+  }
 
  private:
   friend class PortTarget<Link>;
@@ -98,15 +106,19 @@ class Link : public sc_core::sc_module, public EventTarget {
   NoBackwardPath bw_;
   [[noreturn]] void credit_underflow(std::uint8_t vc) const;
   void absorb_due_credits() {
-    const Ps now = fabric_.now();
-    while (credit_head_ != credit_tail_ && returns_[credit_head_ & credit_mask_].at <= now) {
-      const CreditReturn& r = returns_[credit_head_ & credit_mask_];
-      credits_[r.vc] += r.bytes;
-      if (credits_[r.vc] > credit_limit_[r.vc]) credit_overflow(r.vc);
-      ++credit_head_;
+    const Ps now = hot_.fabric->now();
+    while (hot_.credit_head != hot_.credit_tail && hot_.returns[hot_.credit_head & hot_.credit_mask].at <= now) {
+      const CreditReturn& r = hot_.returns[hot_.credit_head & hot_.credit_mask];
+      hot_.credits[r.vc] += r.bytes;
+      if (hot_.credits[r.vc] > hot_.credit_limit[r.vc]) credit_overflow(r.vc);
+      ++hot_.credit_head;
     }
+    // An emptied ring starts again at its first entry, so a link whose returns are absorbed as they come
+    // keeps to one cache line of its ring.
+    if (hot_.credit_head == hot_.credit_tail && hot_.credit_head != 0) hot_.credit_head = hot_.credit_tail = 0;
   }
   void wait_for_credit();
+  void grow_returns();
   [[noreturn]] void credit_overflow(std::uint8_t vc) const;
 
   // Credit returns on their way back to the sender, oldest first (the delay is the same for all).
@@ -115,28 +127,42 @@ class Link : public sc_core::sc_module, public EventTarget {
     std::uint32_t bytes;
     std::uint8_t vc;
   };
-  std::vector<CreditReturn> returns_;  // ring, power-of-two size
-  std::size_t credit_mask_ = 0;
-  std::uint64_t credit_head_ = 0, credit_tail_ = 0;
-  bool sender_waiting_ = false;
-  bool credit_event_pending_ = false;
+  static constexpr std::size_t kMaxVcs = 5;
+  // What the per-packet path reads and writes, together in three cache lines (the sc_module and its sockets
+  // around it are large): the transmitter and the credit ring; the credits and their limits; the statistics.
+  struct alignas(64) Hot {
+    Fabric* fabric = nullptr;
+    Ps busy_until = 0;
+    double ps_per_byte = 0;
+    Ps prop_ps = 0;
+    CreditReturn* returns = nullptr;  // ring (storage in returns_), power-of-two size
+    std::uint32_t credit_mask = 0;
+    std::uint32_t credit_head = 0, credit_tail = 0;  // counts modulo 2^32 (the ring is far smaller)
+    std::uint32_t overhead_bytes = 0;
+    bool lossless = true;
+    bool errors = false;  // error_rate > 0
+    bool sender_waiting = false;
+    bool credit_event_pending = false;
+    alignas(64) std::array<std::int64_t, kMaxVcs> credits{};
+    std::array<std::uint32_t, kMaxVcs> credit_limit{};
+    alignas(64) std::uint64_t packets = 0;
+    std::uint64_t wire_bytes = 0;
+    Ps busy_time = 0;
+    tlm::tlm_fw_transport_if<>* out_fw = nullptr;  // what `out` is bound to (looked up at the first packet)
+    sc_core::sc_time prop_time;                     // prop_ps as an sc_time (the receive path adds it to the delay)
+  };
+  static_assert(sizeof(Hot) == 192, "three cache lines");
+  Hot hot_;
+  std::vector<CreditReturn> returns_;
 
   Fabric& fabric_;
   LinkConfig config_;
   double rate_gbps_;
-  double ps_per_byte_;
-  static constexpr std::size_t kMaxVcs = 8;
-  std::array<std::int64_t, kMaxVcs> credits_{};  // inline: no separate allocation on the hot path
-  std::array<std::int64_t, kMaxVcs> credit_limit_{};
   std::size_t vcs_ = 0;
-  Ps busy_until_ = 0;
   LinkSender* sender_ = nullptr;
   std::uint16_t sender_port_ = 0;
   Rng rng_;
   std::uint32_t index_;
-  std::uint64_t packets_ = 0;
-  std::uint64_t wire_bytes_ = 0;
-  Ps busy_time_ = 0;
   std::uint64_t corrupted_ = 0;
 };
 

@@ -168,6 +168,17 @@ void Nic::on_event(std::uint32_t kind, std::uint64_t data) {
   }
 }
 
+void Nic::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const {
+  if (step != 1) return;
+  if (kind == kReceive) {
+    const Packet* p = reinterpret_cast<const Packet*>(data);
+    __builtin_prefetch(&flows_.flows()[p->flow]);
+    if (in_link_) in_link_->prefetch_state();
+  } else if (kind == kTxDone) {
+    if (out_link_) out_link_->prefetch_state();
+  }
+}
+
 void Nic::on_credit(std::uint16_t) { try_send(); }
 
 void Nic::receive(std::uint16_t, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
@@ -394,7 +405,8 @@ void Nic::transmit(Packet* p, Ps start) {
   tx_free_at_ = start + out_link_->serialization(p->size_bytes);
   attach_packet(payload_, p);
   sc_core::sc_time delay = sc_core::sc_time::from_value(start - fabric_.now());
-  out->b_transport(payload_, delay);
+  if (!out_fw_) out_fw_ = out.operator->();
+  out_fw_->b_transport(payload_, delay);
 }
 
 void Nic::arm_timer(Flow& f, Ps at) {

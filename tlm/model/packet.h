@@ -1,6 +1,7 @@
 // Packets are pooled objects passed by pointer; nothing is allocated per packet in steady state.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -25,57 +26,63 @@ inline bool is_control(PacketType t) { return t != PacketType::data; }
 
 constexpr std::uint32_t kNoSwitch = 0xffffffffu;
 
-struct Packet {
+// Layout: three cache lines, each holding the fields one part of the model reads together. The first line
+// holds everything a link and a switch read or write per hop (data packets and ACKs alike), so a packet
+// crossing a switch costs one cache line; the second holds what the NICs read (transport, ACK echoes);
+// the third holds Flowcut's per-packet state and the fields of one kind of frame each, overlaid. The
+// packet is aligned to a cache line so that no line's fields straddle two.
+struct alignas(64) Packet {
+  // ---- line 0: link and switch, every hop
   Packet* next = nullptr;  // intrusive link for VOQs and pool free list
-  std::uint64_t id = 0;
-  std::uint32_t flow = 0;  // index into the run's flow table
-  std::uint32_t src_host = 0;
-  std::uint32_t dst_host = 0;
-  FlowKey key;
-  std::uint32_t flow_hash = 0;  // hash of `key`, computed once by the source NIC (what a switch's hash unit yields)
-  std::uint32_t psn = 0;
-  std::uint32_t payload_bytes = 0;
+  Ps t_ready = 0;          // inside a switch: when it reaches the egress port
+  Ps t_tail = 0;           // inside a switch: when its tail has arrived at the input
+  Ps ser_ps = 0;           // serialization time on the link it last crossed
   std::uint32_t size_bytes = 0;  // header + payload: what occupies buffers (link overhead excluded)
+  std::uint32_t in_size = 0;     // size when it entered the current switch (credits return this much)
+  std::uint32_t dst_host = 0;
+  std::uint32_t flow_hash = 0;  // hash of `key`, computed once by the source NIC (what a switch's hash unit yields)
+  std::uint32_t via_group = kNoSwitch;  // dragonfly Valiant/UGAL: intermediate group still to reach
+  std::uint16_t in_port = 0;     // input port at the current switch
   PacketType type = PacketType::data;
   std::uint8_t tclass = 0;   // traffic class (0..6 data; control rides its own queue)
   std::uint8_t vc = 0;       // virtual channel on the link it is crossing
   std::uint8_t in_vc = 0;    // VC it occupied in the current switch's input buffer
   std::uint8_t hops = 0;     // switch-to-switch and host links crossed so far
   std::uint8_t global_hops = 0;  // dragonfly: global links crossed (selects the data VC)
-  std::uint8_t retransmit = 0;   // 1 when this is a resend
   std::uint8_t went_down = 0;    // up*/down* routing: the packet has taken a down link
-  std::uint16_t in_port = 0;     // input port at the current switch
-  std::uint16_t out_port = 0;    // output chosen at the current switch
-  std::uint32_t via_group = kNoSwitch;  // dragonfly Valiant/UGAL: intermediate group still to reach
   // ECN (nic.cc = dctcp): a data packet is ECN-capable (ect), a congested switch output marks it (ce); an
   // ACK/NACK sets ece when the receiver's CE count moved since its previous echo (counts: echo_*_bytes).
   std::uint8_t ect = 0;
   std::uint8_t ce = 0;
-  std::uint8_t ece = 0;
-  std::uint8_t sack_n = 0;  // selective-repeat SACK: ranges carried (sack_start / sack_len)
-  Ps t_sent = 0;       // when the source NIC put it on the wire
-  Ps t_ready = 0;      // inside a switch: when it reaches the egress port
-  Ps t_tail = 0;       // inside a switch: when its tail has arrived at the input
-  Ps ser_ps = 0;       // serialization time on the link it last crossed
+  std::uint8_t fc_stamped = 0;   // Flowcut: carries the ingress timestamp header (timestamp_bytes extra)
+  // ---- line 1: NICs (transport and acknowledgements)
+  std::uint32_t flow = 0;  // index into the run's flow table
+  std::uint32_t src_host = 0;
+  std::uint32_t psn = 0;
+  std::uint32_t payload_bytes = 0;
   // Acknowledgement fields (type ack/nack): what is acknowledged and the echoed timestamp.
   std::uint32_t ack_psn = 0;
   std::uint32_t ack_bytes = 0;
+  Ps t_sent = 0;       // when the source NIC put it on the wire
   Ps echo_ts = 0;
+  FlowKey key;
+  std::uint8_t retransmit = 0;   // 1 when this is a resend
+  std::uint8_t ece = 0;
+  std::uint8_t sack_n = 0;  // selective-repeat SACK: ranges carried (sack_start / sack_len)
   std::uint8_t echo_hops = 0;
-  std::uint8_t fgfc_xoff = 0;  // FGFC frame (kept here, in padding, so the packet stays 192 bytes)
-  // Hop-by-hop flow control (switch.flow_control), also in padding: a data packet's congestion mark at the
-  // switch holding it, and whether a PAUSE / RESUME frame is PFC (per class) or per flow (fc_fid).
+  std::uint8_t fgfc_xoff = 0;  // FGFC frame
+  // Hop-by-hop flow control (switch.flow_control): a data packet's congestion mark at the switch holding
+  // it, and whether a PAUSE / RESUME frame is PFC (per class) or per flow (fc_fid).
   std::uint8_t fc_mark = 0;
   std::uint8_t fc_pfc = 0;
-  std::uint32_t in_size = 0;  // size when it entered the current switch (credits return this much)
-  // Flowcut.
-  Ps t_ingress = 0;                  // timestamp the ingress switch adds (echoed in the Flowcut ACK)
+  // ---- line 2: Flowcut, and the fields of one kind of packet each
+  std::uint64_t id = 0;
+  Ps t_ingress = 0;                  // Flowcut: timestamp the ingress switch adds (echoed in the Flowcut ACK)
   std::uint32_t packets_left = 0;    // the NIC marks how many packets of the flow follow this one
-  std::uint8_t fc_stamped = 0;       // carries the ingress timestamp header (timestamp_bytes extra)
+  std::uint32_t fc_epoch = 0;        // which flowcut of its flow the ingress counted it in (early resume)
+  std::uint16_t fc_tracked = 0;      // bit i: the i-th switch counted this packet in its table
   std::uint8_t path_len = 0;         // switches crossed; path_in[i] = input port at the i-th switch
   std::uint8_t ack_pos = 0;          // Flowcut ACK: index of the switch it goes to next in path_in
-  std::uint16_t fc_tracked = 0;      // bit i: the i-th switch counted this packet in its table
-  std::uint32_t fc_epoch = 0;        // which flowcut of its flow the ingress counted it in (early resume)
   static constexpr int kMaxPath = 16;
   static constexpr int kMaxSackBlocks = 4;
   // The last 32 bytes hold fields of one kind of packet each, overlaid so that the packet stays 192 bytes
@@ -102,6 +109,9 @@ struct Packet {
     std::uint16_t fgfc_period;                    // microseconds; 0 = XON
   };
 };
+static_assert(sizeof(Packet) == 192, "a packet is three cache lines");
+static_assert(offsetof(Packet, fc_stamped) < 64 && offsetof(Packet, flow) == 64 && offsetof(Packet, id) == 128,
+              "the per-hop fields share the first cache line; the NIC's the second");
 
 class PacketPool {
  public:

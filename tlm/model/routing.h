@@ -44,6 +44,8 @@ class RoutingTable {
   std::uint32_t peer(std::uint32_t s, std::uint16_t port) const { return port_peer_[s][port]; }
   std::uint16_t radix(std::uint32_t s) const { return static_cast<std::uint16_t>(port_peer_[s].size()); }
 
+  // Where next_hops(s, t) starts reading (for a prefetch).
+  const std::uint32_t* next_hops_entry(std::uint32_t s, std::uint32_t t) const { return &nh_offset_[std::size_t{s} * n_ + t]; }
   // Minimal next-hop ports from switch s toward switch t (s != t). Never empty when t is reachable.
   const std::uint16_t* next_hops(std::uint32_t s, std::uint32_t t, std::uint32_t& count) const {
     const std::size_t k = std::size_t{s} * n_ + t;

@@ -9,8 +9,6 @@
 namespace netasic {
 
 namespace {
-enum SwitchEvent : std::uint32_t { kArrive = 1, kTxDone = 2, kFgfcPoll = 3, kFcKick = 4 };
-
 inline std::uint32_t mix32(std::uint32_t x) {
   x ^= x >> 16;
   x *= 0x7feb352dU;
@@ -37,6 +35,8 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
     throw InputError(fmt::format("switch.egress_queues = {}: accepted 2..128", config_.egress_queues));
   if (config_.vcs < 2 || config_.vc_buffer_bytes.size() != config_.vcs)
     throw InputError(fmt::format("switch {}: needs at least one control and one data virtual channel", id));
+  if (config_.vcs > kMaxVcs)
+    throw InputError(fmt::format("switch {}: {} virtual channels, at most {}", id, config_.vcs, kMaxVcs));
   if (!(config_.clock_ghz > 0)) throw InputError("switch.clock_ghz must be > 0");
   clock_ps_ = static_cast<Ps>(std::llround(1000.0 / config_.clock_ghz));
   if (clock_ps_ == 0) clock_ps_ = 1;
@@ -60,21 +60,18 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
   ecn_threshold_ = config_.ecn_threshold_bytes;
   out_ports_.resize(radix);
   in_ports_.resize(radix);
-  for (std::uint16_t p = 0; p < radix; ++p) in_ports_[p].row = (p / config_.ports_per_tile) / config_.tile_columns;
+  for (std::uint16_t p = 0; p < radix; ++p) {
+    in_ports_[p].row = (p / config_.ports_per_tile) / config_.tile_columns;
+    for (std::uint8_t v = 0; v < config_.vcs; ++v) in_ports_[p].buffer[v] = config_.vc_buffer_bytes[v];
+  }
   payload_ = std::make_unique<tlm::tlm_generic_payload[]>(radix);
   voqs_.resize(std::size_t{radix} * radix * config_.vcs);
-  request_mask_.assign(std::size_t{radix} * config_.vcs, 0);
   const std::size_t slots = config_.egress_queue_packets;
-  egress_.reserve(std::size_t{radix} * config_.egress_queues);
-  for (std::size_t k = 0; k < std::size_t{radix} * config_.egress_queues; ++k) egress_.emplace_back(slots);
-  egress_bytes_.assign(std::size_t{radix} * config_.egress_queues, 0);
-  egress_nonempty_.assign(radix, QueueBits{});
-  data_slot_free_.assign(radix, QueueBits{});
+  egress_.assign(std::size_t{radix} * config_.egress_queues, EgressQueue{});
+  egress_slots_.reset(new EgressEntry[std::size_t{radix} * config_.egress_queues * slots]);
   for (std::uint16_t o = 0; o < radix; ++o)
     for (std::uint32_t q = 1; q < config_.egress_queues; ++q)
-      set_bit(data_slot_free_[o], q, data_slot_free(std::size_t{o} * config_.egress_queues + q));
-  in_fill_.assign(std::size_t{radix} * config_.vcs, 0);
-  max_in_fill_.assign(std::size_t{radix} * config_.vcs, 0);
+      set_bit(out_ports_[o].data_slot_free, q, data_slot_free(std::size_t{o} * config_.egress_queues + q));
   const std::uint32_t rows = (radix + config_.ports_per_tile * config_.tile_columns - 1) /
                              (config_.ports_per_tile * config_.tile_columns);
   column_busy_.assign(std::size_t{rows} * radix, 0);
@@ -124,12 +121,12 @@ void Switch::receive(std::uint16_t i, tlm::tlm_generic_payload& payload, sc_core
   p->in_port = i;
   p->in_vc = p->vc;
   p->in_size = p->size_bytes;
-  const std::size_t k = std::size_t{i} * config_.vcs + p->vc;
-  in_fill_[k] += p->size_bytes;
-  if (in_fill_[k] > max_in_fill_[k]) max_in_fill_[k] = in_fill_[k];
-  if (config_.lossless && in_fill_[k] > config_.vc_buffer_bytes[p->vc])
+  InPort& ip = in_ports_[i];
+  const std::uint64_t fill = ip.fill[p->vc] += p->size_bytes;
+  if (fill > ip.max_fill[p->vc]) ip.max_fill[p->vc] = fill;
+  if (config_.lossless && fill > ip.buffer[p->vc])
     throw ModelError(fmt::format("{}: input buffer of port {} VC {} overflows ({} > {} bytes)", name(), i, p->vc,
-                                 in_fill_[k], config_.vc_buffer_bytes[p->vc]));
+                                 fill, ip.buffer[p->vc]));
   const Ps head = fabric_.now() + delay.value();
   p->t_tail = head + p->ser_ps;
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -150,6 +147,54 @@ void Switch::on_event(std::uint32_t kind, std::uint64_t data) {
     const auto o = static_cast<std::uint16_t>(data);
     try_grant(o);
     try_transmit(o);
+  }
+}
+
+void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const {
+  const bool plain_routes = !routing_.has_groups() && !routing_.up_down() && !fc_table_;
+  if (kind == kArrive) {
+    const Packet* p = reinterpret_cast<const Packet*>(data);
+    const std::uint32_t dst_switch = routing_.host_switch(p->dst_host);
+    if (dst_switch == id_) {
+      // For a local host, the output port (step 1) and then its VOQ from this input (step 0).
+      const std::uint16_t o = routing_.host_port(p->dst_host);
+      if (step == 1) {
+        __builtin_prefetch(&out_ports_[o]);
+        __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);
+      } else {
+        __builtin_prefetch(&voqs_[(std::size_t{p->in_port} * config_.radix + o) * config_.vcs + p->vc]);
+      }
+      return;
+    }
+    if (!plain_routes) return;
+    if (step == 1) {
+      __builtin_prefetch(routing_.next_hops_entry(id_, dst_switch));
+      return;
+    }
+    // Step 0: the port the hash picks (the same choice as route(), where that choice is a pure function
+    // of the packet: ECMP, or any packet other than data) and the VOQ it will join.
+    if (p->type == PacketType::data && config_.policy != RoutingPolicy::ecmp) return;
+    std::uint32_t n = 0;
+    const std::uint16_t* c = routing_.next_hops(id_, dst_switch, n);
+    if (n == 0) return;
+    const std::uint16_t o = n == 1 ? c[0] : c[mix32(p->flow_hash ^ hash_salt_) % n];
+    const std::uint8_t vc = p->type == PacketType::data ? 1 : 0;
+    __builtin_prefetch(&out_ports_[o]);
+    __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);
+    __builtin_prefetch(&voqs_[(std::size_t{p->in_port} * config_.radix + o) * config_.vcs + vc]);
+  } else if (kind == kTxDone) {
+    const auto o = static_cast<std::uint16_t>(data);
+    const std::size_t base = std::size_t{o} * config_.egress_queues;
+    if (step == 1) {
+      __builtin_prefetch(&out_ports_[o]);
+      __builtin_prefetch(&egress_[base]);
+      return;
+    }
+    // Step 0: the output link's state and the first entries of the control and first data queues.
+    const OutPort& op = out_ports_[o];
+    if (op.link) op.link->prefetch_state();
+    if (op.egress_nonempty[0] & 1) __builtin_prefetch(&egress_front(base));
+    if (op.egress_nonempty[0] & 2) __builtin_prefetch(&egress_front(base + 1));
   }
 }
 
@@ -192,7 +237,6 @@ void Switch::arrive(Packet* p) {
 }
 
 void Switch::enqueue(Packet* p, std::uint16_t o) {
-  p->out_port = o;
   if (!config_.lossless) {
     // Drop-tail: the output's queue for this class (VOQ share plus egress) is full.
     const std::size_t q = std::size_t{o} * config_.egress_queues + egress_queue_of(p);
@@ -207,8 +251,11 @@ void Switch::enqueue(Packet* p, std::uint16_t o) {
   Fifo& f = voq(p->in_port, o, p->vc);
   const bool was_empty = f.head == nullptr;
   f.push(p);
-  if (was_empty) request_mask_[std::size_t{o} * config_.vcs + p->vc] |= std::uint64_t{1} << p->in_port;
   OutPort& op = out_ports_[o];
+  if (was_empty) {
+    op.request[p->vc] |= std::uint64_t{1} << p->in_port;
+    op.requesting |= static_cast<std::uint8_t>(1u << p->vc);
+  }
   op.backlog += p->size_bytes;
   if (op.backlog > op.max_backlog) op.max_backlog = op.backlog;
   try_grant(o);
@@ -309,8 +356,9 @@ const std::uint16_t* Switch::candidates(const Packet* p, std::uint32_t dst_switc
 
 void Switch::release_input(const Packet* p) {
   // The packet leaves the input buffer: its credit goes back upstream.
-  in_fill_[std::size_t{p->in_port} * config_.vcs + p->in_vc] -= p->in_size;
-  if (Link* link = in_ports_[p->in_port].link) link->return_credits(p->in_vc, p->in_size);
+  InPort& ip = in_ports_[p->in_port];
+  ip.fill[p->in_vc] -= p->in_size;
+  if (Link* link = ip.link) link->return_credits(p->in_vc, p->in_size);
 }
 
 void Switch::assign_vc(Packet* p, std::uint16_t o) {
@@ -323,10 +371,9 @@ void Switch::assign_vc(Packet* p, std::uint16_t o) {
   }
 }
 
-void Switch::try_grant(std::uint16_t o) {
+void Switch::grant(std::uint16_t o) {
   OutPort& op = out_ports_[o];
   Link* link = op.link;
-  if (!link) return;
   const std::uint8_t vcs = config_.vcs;
   const std::uint32_t nq = config_.egress_queues;
   const std::size_t base = std::size_t{o} * nq;
@@ -344,7 +391,7 @@ void Switch::try_grant(std::uint16_t o) {
         // Frames this switch generated (Flowcut ACKs, FGFC) go first: they hold no input buffer.
         Packet* c = local_control_[o].front();
         const std::size_t eq = base;
-        if (egress_bytes_[eq] + c->size_bytes <= config_.egress_queue_bytes && !egress_[eq].full() &&
+        if (egress_[eq].bytes + c->size_bytes <= config_.egress_queue_bytes && !egress_full(eq) &&
             link->has_credit(0, c->size_bytes)) {
           local_control_[o].pop_front();
           link->take_credits(0, c->size_bytes);
@@ -359,13 +406,13 @@ void Switch::try_grant(std::uint16_t o) {
           continue;
         }
       }
-      std::uint64_t mask = request_mask_[std::size_t{o} * vcs + vc];
+      std::uint64_t mask = op.request[vc];
       if (!mask) continue;
       // With hop-by-hop flow control, data waits in the shared buffer and takes its credit at transmission.
       const bool shared = efc_ && vc != 0;
       if (vc != 0) {
         if (data_room < 0)
-          data_room = efc_ ? efc_->room(config_.max_packet_bytes) : (data_slot_free_[o][0] | data_slot_free_[o][1]) != 0;
+          data_room = efc_ ? efc_->room(config_.max_packet_bytes) : (op.data_slot_free[0] | op.data_slot_free[1]) != 0;
         if (!data_room) continue;
       }
       if (!shared && !link->has_credit(vc, kMinPacketBytes)) continue;
@@ -381,7 +428,7 @@ void Switch::try_grant(std::uint16_t o) {
           Fifo& f = voq(i, o, vc);
           Packet* p = f.head;
           const std::size_t eq = base + egress_queue_of(p);
-          if (vc == 0 ? egress_bytes_[eq] + p->size_bytes > config_.egress_queue_bytes || egress_[eq].full()
+          if (vc == 0 ? egress_[eq].bytes + p->size_bytes > config_.egress_queue_bytes || egress_full(eq)
                       : !shared && !data_slot_free(eq))
             continue;
           if (!shared && !link->has_credit(vc, p->size_bytes)) {
@@ -389,7 +436,8 @@ void Switch::try_grant(std::uint16_t o) {
             break;
           }
           f.pop();
-          if (!f.head) request_mask_[std::size_t{o} * vcs + vc] &= ~(std::uint64_t{1} << i);
+          if (!f.head && !(op.request[vc] &= ~(std::uint64_t{1} << i)))
+            op.requesting &= static_cast<std::uint8_t>(~(1u << vc));
           op.rr_input = static_cast<std::uint16_t>(i + 1);
           if (!shared) link->take_credits(vc, p->size_bytes);
           release_input(p);
@@ -416,18 +464,9 @@ void Switch::try_grant(std::uint16_t o) {
   }
 }
 
-void Switch::try_transmit(std::uint16_t o) {
-  if (efc_) return try_transmit_fc(o);
+void Switch::transmit_next(std::uint16_t o) {
   OutPort& op = out_ports_[o];
-  if (op.egress_packets == 0) return;
   const Ps now = fabric_.now();
-  if (op.tx_free_at > now) {
-    if (!op.tx_pending) {
-      op.tx_pending = true;
-      fabric_.schedule(op.tx_free_at, this, kTxDone, o);
-    }
-    return;
-  }
   const std::size_t base = std::size_t{o} * config_.egress_queues;
   // A packet counts as eligible once it is through the crossbar (t_ready). Control goes first, then the
   // data queues round-robin, among eligible heads; only when no head is eligible does the link commit
@@ -436,7 +475,7 @@ void Switch::try_transmit(std::uint16_t o) {
   std::uint32_t q = kNoQueue, earliest = kNoQueue;
   Ps earliest_ready = kNever;
   auto consider = [&](std::uint32_t c) {
-    const Ps ready = egress_[base + c].front().ready;
+    const Ps ready = egress_front(base + c).ready;
     if (ready <= now) {
       q = c;
       return true;
@@ -447,7 +486,7 @@ void Switch::try_transmit(std::uint16_t o) {
     }
     return false;
   };
-  const QueueBits& busy = egress_nonempty_[o];
+  const QueueBits& busy = op.egress_nonempty;
   if (!(busy[0] & 1) || !consider(0)) {
     // Data queues that hold packets, round-robin from the one after the last served.
     const std::uint32_t start = op.rr_queue >= data_queues_ ? 1 : op.rr_queue + 1;
@@ -487,8 +526,8 @@ void Switch::try_transmit_fc(std::uint16_t o) {
   // Control first; then the data queues EgressFc schedules (stopped queues are passed over). Data takes
   // its downstream credit here, so a stopped queue never holds credit that a running one could use.
   const std::size_t base = std::size_t{o} * config_.egress_queues;
-  const bool control = (egress_nonempty_[o][0] & 1) != 0;
-  const bool control_ready = control && egress_[base].front().ready <= now;
+  const bool control = (op.egress_nonempty[0] & 1) != 0;
+  const bool control_ready = control && egress_front(base).ready <= now;
   Packet* p = nullptr;
   if (!control_ready) {
     Packet* d = efc_->peek(o, now);
@@ -532,7 +571,8 @@ void Switch::send(std::uint16_t o, Packet* p) {
   tlm::tlm_generic_payload& payload = payload_[o];
   attach_packet(payload, p);
   sc_core::sc_time delay = sc_core::sc_time::from_value(start - now);
-  (*out[o])->b_transport(payload, delay);
+  if (!op.fw) op.fw = out[o]->operator->();
+  op.fw->b_transport(payload, delay);
 }
 
 void Switch::fc_frame_in(Packet* p) {
@@ -851,19 +891,31 @@ std::uint16_t Switch::letflow_choose(Packet* p, const std::uint16_t* ports, std:
 
 void Switch::egress_push(std::uint16_t o, std::uint32_t q, Packet* p) {
   const std::size_t eq = std::size_t{o} * config_.egress_queues + q;
-  egress_[eq].push_back(EgressEntry{p, p->t_ready});
-  egress_bytes_[eq] += p->size_bytes;
-  set_bit(egress_nonempty_[o], q, true);
-  if (q != 0) set_bit(data_slot_free_[o], q, data_slot_free(eq));
+  EgressQueue& e = egress_[eq];
+  const std::uint32_t cap = config_.egress_queue_packets;
+  std::uint32_t k = e.head + e.count;
+  if (k >= cap) k -= cap;
+  egress_slots_[eq * cap + k] = EgressEntry{p, p->t_ready};
+  ++e.count;
+  e.bytes += p->size_bytes;
+  OutPort& op = out_ports_[o];
+  set_bit(op.egress_nonempty, q, true);
+  if (q != 0) set_bit(op.data_slot_free, q, data_slot_free(eq));
 }
 
 Packet* Switch::egress_pop(std::uint16_t o, std::uint32_t q) {
   const std::size_t eq = std::size_t{o} * config_.egress_queues + q;
-  Packet* p = egress_[eq].front().packet;
-  egress_[eq].pop_front();
-  egress_bytes_[eq] -= p->size_bytes;
-  if (egress_[eq].empty()) set_bit(egress_nonempty_[o], q, false);
-  if (q != 0) set_bit(data_slot_free_[o], q, data_slot_free(eq));
+  EgressQueue& e = egress_[eq];
+  const std::uint32_t cap = config_.egress_queue_packets;
+  Packet* p = egress_slots_[eq * cap + e.head].packet;
+  e.bytes -= p->size_bytes;
+  if (--e.count == 0) {
+    e.head = 0;
+    set_bit(out_ports_[o].egress_nonempty, q, false);
+  } else if (++e.head == cap) {
+    e.head = 0;
+  }
+  if (q != 0) set_bit(out_ports_[o].data_slot_free, q, data_slot_free(eq));
   return p;
 }
 

@@ -82,10 +82,11 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   const SwitchCounters& counters() const { return counters_; }
   // Largest backlog (VOQ + egress bytes) seen for an output, and the largest input-buffer fill per VC.
   std::uint64_t max_backlog(std::uint16_t port) const { return out_ports_[port].max_backlog; }
-  std::uint64_t max_input_fill(std::uint16_t port, std::uint8_t vc) const { return max_in_fill_[port * config_.vcs + vc]; }
+  std::uint64_t max_input_fill(std::uint16_t port, std::uint8_t vc) const { return in_ports_[port].max_fill[vc]; }
   std::uint64_t backlog(std::uint16_t port) const { return out_ports_[port].backlog; }
 
   void on_event(std::uint32_t kind, std::uint64_t data) override;
+  void prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const override;
   void on_credit(std::uint16_t port) override;
 
   void set_flows(FlowTable* flows) { flows_ = flows; }
@@ -142,8 +143,30 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   std::uint16_t pick(const std::uint16_t* ports, std::uint32_t n, const Packet* p);
   std::uint16_t least_loaded(const std::uint16_t* ports, std::uint32_t n);
   std::uint64_t load(std::uint16_t o) const { return out_ports_[o].backlog; }
-  void try_grant(std::uint16_t o);
-  void try_transmit(std::uint16_t o);
+  enum SwitchEvent : std::uint32_t { kArrive = 1, kTxDone = 2, kFgfcPoll = 3, kFcKick = 4 };
+  // The arbiter and the egress are tried several times per packet, and most tries find nothing to do;
+  // those return here, inline, before the call into the work proper (grant, transmit_next).
+  void try_grant(std::uint16_t o) {
+    const OutPort& op = out_ports_[o];
+    if (!op.link) return;
+    if (op.requesting || (!local_control_.empty() && !local_control_[o].empty())) return grant(o);
+    if (!fc_out_.empty()) send_fc_frames();
+  }
+  void grant(std::uint16_t o);
+  void try_transmit(std::uint16_t o) {
+    if (efc_) return try_transmit_fc(o);
+    OutPort& op = out_ports_[o];
+    if (op.egress_packets == 0) return;
+    if (op.tx_free_at > fabric_.now()) {
+      if (!op.tx_pending) {
+        op.tx_pending = true;
+        fabric_.schedule(op.tx_free_at, this, kTxDone, o);
+      }
+      return;
+    }
+    transmit_next(o);
+  }
+  void transmit_next(std::uint16_t o);  // the port is free and packets wait
   void try_transmit_fc(std::uint16_t o);
   void send(std::uint16_t o, Packet* p);  // onto the link: serialization, cut-through, counters
   void fc_frame_in(Packet* p);            // a PAUSE / RESUME from the neighbour on p->in_port
@@ -155,7 +178,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
     return voqs_[(std::size_t{i} * config_.radix + o) * config_.vcs + vc];
   }
   bool data_slot_free(std::size_t eq) const {
-    return egress_bytes_[eq] + config_.max_packet_bytes <= config_.egress_queue_bytes && !egress_[eq].full();
+    return egress_[eq].bytes + config_.max_packet_bytes <= config_.egress_queue_bytes && !egress_full(eq);
   }
   // Per output, one bit per egress queue (up to 128): which queues hold packets, and which data queues have
   // a free maximum-size slot. Kept up to date at every push and pop so the output's scheduler and arbiter
@@ -171,22 +194,38 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   static std::uint32_t first_bit(const QueueBits& b, std::uint32_t lo, std::uint32_t hi);
   Ps on_clock(Ps t) const { return (t + clock_ps_ - 1) / clock_ps_ * clock_ps_; }
 
-  // Per-port state, kept together so that serving a port touches one or two cache lines.
-  struct OutPort {
+  // Per-output state, kept together in two cache lines so that serving a port touches little else: the
+  // transmitter and the egress side in the first, the arbiter's request masks in the second.
+  static constexpr std::uint8_t kMaxVcs = 5;
+  struct alignas(64) OutPort {
     Link* link = nullptr;
+    // The forward interface bound to out[o], looked up at the first transmission: one pointer beside the
+    // port's state instead of the socket's own (a cache line elsewhere) on every packet.
+    tlm::tlm_fw_transport_if<>* fw = nullptr;
     Ps tx_free_at = 0;
     std::uint64_t backlog = 0;  // bytes in VOQs for this output plus its egress queues
-    std::uint64_t max_backlog = 0;
+    QueueBits egress_nonempty{};  // egress queues holding packets
     std::uint32_t egress_packets = 0;
     std::uint16_t rr_input = 0;
     std::uint16_t rr_queue = 0;  // last data queue served
     bool tx_pending = false;
+    std::uint8_t requesting = 0;  // bit vc: request[vc] is not empty
+    QueueBits data_slot_free{};  // data egress queues with a free maximum-size slot
+    std::uint64_t max_backlog = 0;
+    std::array<std::uint64_t, kMaxVcs> request{};  // per VC: inputs with a non-empty VOQ to this output
   };
-  struct InPort {
+  static_assert(sizeof(OutPort) == 128, "an output port is two cache lines");
+  // Per-input state in two cache lines: what a grant and the release of the input buffer touch in the
+  // first, the arrival's bookkeeping (peak fill, buffer size) in the second.
+  struct alignas(64) InPort {
     Link* link = nullptr;
     Ps row_busy = 0;
     std::uint32_t row = 0;
+    std::array<std::uint64_t, kMaxVcs> fill{};      // input buffer fill per VC
+    std::array<std::uint64_t, kMaxVcs> max_fill{};
+    std::array<std::uint32_t, kMaxVcs> buffer{};    // config_.vc_buffer_bytes
   };
+  static_assert(sizeof(InPort) == 128, "an input port is two cache lines");
 
   Fabric& fabric_;
   SwitchConfig config_;
@@ -204,17 +243,28 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   std::vector<InPort> in_ports_;
   std::unique_ptr<tlm::tlm_generic_payload[]> payload_;  // one reusable payload per output
   std::vector<Fifo> voqs_;
-  std::vector<std::uint64_t> request_mask_;  // [o * vcs + vc]: inputs with a non-empty VOQ
   // An egress queue entry keeps what the output's scheduler reads (when the packet is through the crossbar,
   // its size) beside the pointer, so choosing the next packet touches no packet memory.
   struct EgressEntry {
     Packet* packet;
     Ps ready;
   };
-  std::vector<boost::circular_buffer<EgressEntry>> egress_;  // [o * egress_queues + q]
-  std::vector<std::uint64_t> egress_bytes_;
-  std::vector<QueueBits> egress_nonempty_, data_slot_free_;  // per output
-  std::vector<std::uint64_t> in_fill_, max_in_fill_;  // [i * vcs + vc]
+  // An egress queue: a ring of `egress_queue_packets` entries in one per-switch array (queue eq's entries at
+  // eq * egress_queue_packets), with its byte count. An emptied ring starts again at its first entry, so a
+  // queue that drains now and then keeps to its first cache lines instead of walking all of its slots.
+  struct EgressQueue {
+    std::uint64_t bytes = 0;
+    std::uint32_t head = 0;
+    std::uint32_t count = 0;
+  };
+  std::vector<EgressQueue> egress_;         // [o * egress_queues + q]
+  // [(o * egress_queues + q) * egress_queue_packets + k]; left uninitialized (only entries between a queue's head
+  // and its count are read), so building a large fabric does not write megabytes of slots never used.
+  std::unique_ptr<EgressEntry[]> egress_slots_;
+  bool egress_full(std::size_t eq) const { return egress_[eq].count == config_.egress_queue_packets; }
+  const EgressEntry& egress_front(std::size_t eq) const {
+    return egress_slots_[eq * config_.egress_queue_packets + egress_[eq].head];
+  }
   std::vector<Ps> column_busy_;                       // [row * radix + o]
   std::vector<std::uint64_t> queued_bytes_;           // lossy: [o * egress_queues + q] VOQ + egress bytes
 

@@ -18,8 +18,9 @@ struct Ref {
   std::uint64_t data;
 };
 
-void check_against_reference(std::uint64_t seed, Ps max_delay, int rounds) {
-  EventQueue q;
+void check_against_reference(std::uint64_t seed, Ps max_delay, int rounds,
+                             std::size_t buckets = EventQueue::kDefaultBuckets) {
+  EventQueue q(buckets);
   Rng rng(seed, 1);
   std::vector<Ref> pending;
   std::uint64_t order = 0, next_data = 0;
@@ -53,8 +54,20 @@ void check_against_reference(std::uint64_t seed, Ps max_delay, int rounds) {
 TEST(EventQueue, MatchesSortedReferenceWithinOneBucket) { check_against_reference(1, 200, 20000); }
 TEST(EventQueue, MatchesSortedReferenceAcrossBuckets) { check_against_reference(2, 50 * kPsPerNs, 20000); }
 TEST(EventQueue, MatchesSortedReferenceBeyondTheRingHorizon) {
-  // Delays up to 100 us reach past the ring (about 16.8 us) into the far heap.
+  // Delays up to 100 us reach past the ring (about 2.1 us) into the far heap.
   check_against_reference(3, 100 * kPsPerUs, 20000);
+}
+
+TEST(EventQueue, SmallestRingMatchesSortedReference) {
+  // 1,024 buckets cover about 262 ns: most of these events go through the far heap.
+  check_against_reference(4, 2 * kPsPerUs, 20000, EventQueue::kMinBuckets);
+}
+
+TEST(EventQueue, RingSizeCoversTheHorizon) {
+  EXPECT_EQ(EventQueue::for_horizon(1), EventQueue::kMinBuckets);
+  EXPECT_EQ(EventQueue::for_horizon(980 * kPsPerNs), std::size_t{1} << 12);  // the reference fabric
+  EXPECT_EQ(EventQueue::for_horizon(1 << 20), std::size_t{1} << 12);         // exactly 4,096 buckets of 256 ps
+  EXPECT_EQ(EventQueue::for_horizon(kPsPerUs * 1000), EventQueue::kMaxBuckets);
 }
 
 TEST(EventQueue, JumpsOverLongIdleGaps) {
