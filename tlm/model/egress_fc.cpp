@@ -134,6 +134,8 @@ std::uint32_t EgressFc::low(const Port& port, std::uint32_t group) const {
 
 void EgressFc::on_arrival(const Packet* p, std::vector<FcFrame>& out) {
   if (config_.mode != FcMode::pfc) return;
+  if (p->in_port >= ports_.size())
+    throw ModelError(fmt::format("PFC: a packet from input {} at a switch with {} ports", p->in_port, ports_.size()));
   const std::size_t k = std::size_t{p->in_port} * kClasses + p->tclass % kClasses;
   ingress_bytes_[k] += p->in_size;
   const std::uint64_t xoff = config_.pfc_xoff_bytes ? config_.pfc_xoff_bytes : 3 * ports_[p->in_port].bdp;
@@ -338,6 +340,8 @@ Packet* EgressFc::pop(std::uint16_t o, Ps now, std::vector<FcFrame>& out) {
   switch (config_.mode) {
     case FcMode::pfc: {
       const std::size_t k = std::size_t{p->in_port} * kClasses + p->tclass % kClasses;
+      if (p->in_port >= ports_.size() || ingress_bytes_[k] < p->in_size)
+        throw ModelError(fmt::format("PFC: input {} sends a packet it never counted in", p->in_port));
       ingress_bytes_[k] -= p->in_size;
       const std::uint64_t xon = config_.pfc_xon_bytes ? config_.pfc_xon_bytes
                                 : config_.pfc_xoff_bytes ? config_.pfc_xoff_bytes / 2

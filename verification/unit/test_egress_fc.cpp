@@ -184,8 +184,10 @@ TEST(EgressFc, PfcPauseStopsTheClassUpstream) {
   EgressFcConfig c;
   c.mode = FcMode::pfc;
   c.queues = 2;
-  EgressFc fc(c, 1, b.pool, b.rng);
-  fc.enqueue(0, b.data(3, 1000), 0, b.out);
+  EgressFc fc(c, 2, b.pool, b.rng);
+  Packet* p = b.data(3, 1000);  // from input 1
+  fc.on_arrival(p, b.out);
+  fc.enqueue(0, p, 0, b.out);
   Packet* pause = b.frame(true, 0, true);
   fc.control(0, pause, 0);
   b.pool.put(pause);
