@@ -43,6 +43,8 @@ class Rng {
   }
   // Uniform double in [0, 1).
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  // The four state words (RTL testbenches load them as a Verilated generator's seed).
+  std::uint64_t state(int i) const { return s_[i]; }
 
  private:
   static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

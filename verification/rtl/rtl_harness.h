@@ -141,4 +141,15 @@ void set_wide(W& port, std::uint64_t hi, std::uint64_t lo, unsigned bits) {
   }
 }
 
+// Loads netasic::Rng(seed, stream)'s state into a block's 256-bit seed input (eight 32-bit words), so the
+// RTL's generator starts where the C++ model's does.
+template <class V>
+void load_seed(V& d, std::uint64_t seed, std::uint64_t stream) {
+  const Rng r(seed, stream);
+  for (int i = 0; i < 4; ++i) {
+    d.seed_i[2 * i] = static_cast<std::uint32_t>(r.state(i));
+    d.seed_i[2 * i + 1] = static_cast<std::uint32_t>(r.state(i) >> 32);
+  }
+}
+
 }  // namespace netasic::rtl_test

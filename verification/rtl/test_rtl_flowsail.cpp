@@ -22,23 +22,8 @@ namespace {
 
 using rtl_test::Clocked;
 using rtl_test::LatencyTrace;
+using rtl_test::load_seed;
 using rtl_test::Pacer;
-
-// netasic::Rng's state after construction (the RTL loads it as its seed).
-void rng_state(std::uint64_t seed, std::uint64_t stream, std::uint64_t out[4]) {
-  std::uint64_t x = splitmix64(seed) ^ splitmix64(stream + 0x632be59bd9b4e019ULL);
-  for (int i = 0; i < 4; ++i) out[i] = x = splitmix64(x);
-}
-
-template <class V>
-void load_seed(V& d, std::uint64_t seed, std::uint64_t stream) {
-  std::uint64_t s[4];
-  rng_state(seed, stream, s);
-  for (int i = 0; i < 4; ++i) {
-    d.seed_i[2 * i] = static_cast<std::uint32_t>(s[i]);
-    d.seed_i[2 * i + 1] = static_cast<std::uint32_t>(s[i] >> 32);
-  }
-}
 
 struct Point {
   const char* name;
