@@ -723,18 +723,8 @@ nlohmann::json Simulation::summary() const {
     FcCounters c;
     std::uint64_t nft_collisions = 0, nic_pauses = 0, nic_resumes = 0;
     for (const auto& sw : switches_) {
-      const EgressFc& e = *sw->egress_fc();
-      const FcCounters& x = e.counters();
-      c.pause_frames += x.pause_frames;
-      c.resume_frames += x.resume_frames;
-      c.marked_packets += x.marked_packets;
-      c.order_marks += x.order_marks;
-      c.order_mark_waits += x.order_mark_waits;
-      c.isolations += x.isolations;
-      c.cft_collisions += x.cft_collisions;
-      c.max_buffer_bytes = std::max(c.max_buffer_bytes, x.max_buffer_bytes);
-      c.max_queue_bytes = std::max(c.max_queue_bytes, x.max_queue_bytes);
-      nft_collisions += e.nft_collisions();
+      c.add(sw->egress_fc()->counters());
+      nft_collisions += sw->egress_fc()->nft_collisions();
     }
     for (const auto& nic : nics_) {
       nic_pauses += nic->counters().pause_frames;

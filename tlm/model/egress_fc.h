@@ -66,6 +66,18 @@ struct FcCounters {
   std::uint64_t cft_collisions = 0;                   // PAUSEs that found the CFT entry taken
   std::uint64_t max_buffer_bytes = 0;                 // shared buffer high-water mark
   std::uint64_t max_queue_bytes = 0;                  // longest data queue seen
+  // Sums the counts of another switch; the high-water marks keep the larger.
+  void add(const FcCounters& o) {
+    pause_frames += o.pause_frames;
+    resume_frames += o.resume_frames;
+    marked_packets += o.marked_packets;
+    order_marks += o.order_marks;
+    order_mark_waits += o.order_mark_waits;
+    isolations += o.isolations;
+    cft_collisions += o.cft_collisions;
+    if (o.max_buffer_bytes > max_buffer_bytes) max_buffer_bytes = o.max_buffer_bytes;
+    if (o.max_queue_bytes > max_queue_bytes) max_queue_bytes = o.max_queue_bytes;
+  }
 };
 
 class EgressFc {
