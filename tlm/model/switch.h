@@ -289,7 +289,6 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   SwitchCounters counters_;
   std::unique_ptr<EgressFc> efc_;  // switch.flow_control other than none: data egress queues live here
   std::vector<FcFrame> fc_out_;
-  std::vector<std::uint16_t> fc_kick_;  // ports whose control queue got a frame while the arbiter ran
 };
 
 }  // namespace netasic
