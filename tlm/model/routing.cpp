@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <deque>
+#include <map>
 
 #include "tlm/common/error.h"
 
@@ -45,21 +46,31 @@ RoutingTable::RoutingTable(std::vector<std::vector<std::uint32_t>> port_peer, st
       }
     }
   }
-  // Next hops: ports of s whose peer is one step closer to t.
-  nh_offset_.assign(std::size_t{n_} * n_ + 1, 0);
+  // Next hops: ports of s whose peer is one step closer to t. A switch has few distinct lists (on a fat
+  // tree, its up ports serve every destination outside its subtree), so each list is stored once and the
+  // per-destination entries point at it: the lists stay in cache and a route reads one entry.
+  nh_entry_.assign(std::size_t{n_} * n_, 0);
+  std::map<std::vector<std::uint16_t>, std::uint32_t> seen;
+  std::vector<std::uint16_t> list;
   for (std::uint32_t s = 0; s < n_; ++s) {
+    seen.clear();
     for (std::uint32_t t = 0; t < n_; ++t) {
-      const std::size_t k = std::size_t{s} * n_ + t;
-      nh_offset_[k] = static_cast<std::uint32_t>(nh_ports_.size());
       const std::uint16_t ds = distance(s, t);
       if (s == t || ds == kUnreachable) continue;
+      list.clear();
       for (std::size_t p = 0; p < port_peer_[s].size(); ++p) {
         const std::uint32_t v = port_peer_[s][p];
-        if (v < n_ && distance(v, t) + 1 == ds) nh_ports_.push_back(static_cast<std::uint16_t>(p));
+        if (v < n_ && distance(v, t) + 1 == ds) list.push_back(static_cast<std::uint16_t>(p));
       }
+      auto [it, added] = seen.try_emplace(list, static_cast<std::uint32_t>(nh_ports_.size()));
+      if (added) {
+        if (nh_ports_.size() + list.size() > kNhMaxOffset)
+          throw InputError(fmt::format("routing: more than {} distinct next-hop entries", kNhMaxOffset));
+        nh_ports_.insert(nh_ports_.end(), list.begin(), list.end());
+      }
+      nh_entry_[std::size_t{s} * n_ + t] = it->second << kNhCountBits | static_cast<std::uint32_t>(list.size());
     }
   }
-  nh_offset_.back() = static_cast<std::uint32_t>(nh_ports_.size());
 
   if (group_of_.empty()) return;
   for (std::uint32_t g : group_of_) groups_ = std::max(groups_, g + 1);

@@ -45,12 +45,12 @@ class RoutingTable {
   std::uint16_t radix(std::uint32_t s) const { return static_cast<std::uint16_t>(port_peer_[s].size()); }
 
   // Where next_hops(s, t) starts reading (for a prefetch).
-  const std::uint32_t* next_hops_entry(std::uint32_t s, std::uint32_t t) const { return &nh_offset_[std::size_t{s} * n_ + t]; }
+  const std::uint32_t* next_hops_entry(std::uint32_t s, std::uint32_t t) const { return &nh_entry_[std::size_t{s} * n_ + t]; }
   // Minimal next-hop ports from switch s toward switch t (s != t). Never empty when t is reachable.
   const std::uint16_t* next_hops(std::uint32_t s, std::uint32_t t, std::uint32_t& count) const {
-    const std::size_t k = std::size_t{s} * n_ + t;
-    count = nh_offset_[k + 1] - nh_offset_[k];
-    return nh_ports_.data() + nh_offset_[k];
+    const std::uint32_t e = nh_entry_[std::size_t{s} * n_ + t];
+    count = e & ((1u << kNhCountBits) - 1);
+    return nh_ports_.data() + (e >> kNhCountBits);
   }
 
   // Dragonfly.
@@ -97,7 +97,10 @@ class RoutingTable {
   std::uint32_t n_ = 0;
   std::uint32_t groups_ = 0;
   std::vector<std::uint16_t> dist_;  // [to * n + from]
-  std::vector<std::uint32_t> nh_offset_;
+  // Per (s, t): the offset of its next-hop list in nh_ports_ (shared by equal lists) and the list's length.
+  static constexpr unsigned kNhCountBits = 7;  // up to 64 ports
+  static constexpr std::size_t kNhMaxOffset = std::size_t{1} << (32 - kNhCountBits);
+  std::vector<std::uint32_t> nh_entry_;
   std::vector<std::uint16_t> nh_ports_;
   std::vector<std::uint16_t> gdist_;  // [group * n + from]
   std::vector<std::uint32_t> gnh_offset_;
