@@ -56,8 +56,8 @@ void Link::receive(std::uint16_t, tlm::tlm_generic_payload& payload, sc_core::sc
     return;
   }
   sc_core::sc_time arrive = delay + hot_.prop_time;
-  if (!hot_.out_fw) hot_.out_fw = out.operator->();
-  hot_.out_fw->b_transport(payload, arrive);
+  if (!hot_.rx) hot_.rx = resolve_receiver(out.operator->());
+  hot_.rx(payload, arrive);
 }
 
 void Link::credit_underflow(std::uint8_t vc) const {

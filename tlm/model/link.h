@@ -97,7 +97,16 @@ class Link : public sc_core::sc_module, public EventTarget {
   void prefetch_state() const {
     __builtin_prefetch(&hot_);
     __builtin_prefetch(&hot_.credits);
+    __builtin_prefetch(&hot_.packets);
   }
+  // Prefetches the receiver's per-port state (once prefetch_state's lines are in).
+  void prefetch_receiver() const {
+    if (hot_.rx.hint) __builtin_prefetch(hot_.rx.hint);
+  }
+  // The interface `in` is bound to: a sender whose socket reaches exactly this calls transmit() directly.
+  const tlm::tlm_fw_transport_if<>* target_if() const { return &fw_; }
+  void transmit(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) { receive(0, payload, delay); }
+  const void* rx_hint(std::uint16_t) const { return &hot_; }
 
  private:
   friend class PortTarget<Link>;
@@ -148,8 +157,8 @@ class Link : public sc_core::sc_module, public EventTarget {
     alignas(64) std::uint64_t packets = 0;
     std::uint64_t wire_bytes = 0;
     Ps busy_time = 0;
-    tlm::tlm_fw_transport_if<>* out_fw = nullptr;  // what `out` is bound to (looked up at the first packet)
-    sc_core::sc_time prop_time;                     // prop_ps as an sc_time (the receive path adds it to the delay)
+    sc_core::sc_time prop_time;  // prop_ps as an sc_time (the receive path adds it to the delay)
+    DirectReceiver rx;           // what `out` is bound to (resolved at the first packet)
   };
   static_assert(sizeof(Hot) == 192, "three cache lines");
   Hot hot_;

@@ -406,7 +406,8 @@ void Nic::transmit(Packet* p, Ps start) {
   attach_packet(payload_, p);
   sc_core::sc_time delay = sc_core::sc_time::from_value(start - fabric_.now());
   if (!out_fw_) out_fw_ = out.operator->();
-  out_fw_->b_transport(payload_, delay);
+  if (out_fw_ == out_link_->target_if()) out_link_->transmit(payload_, delay);  // bound to its link
+  else out_fw_->b_transport(payload_, delay);
 }
 
 void Nic::arm_timer(Flow& f, Ps at) {

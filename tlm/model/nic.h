@@ -119,6 +119,7 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
  private:
   friend class PortTarget<Nic>;
   void receive(std::uint16_t, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  const void* rx_hint(std::uint16_t) const { return &config_.latency_ps; }
   PortTarget<Nic> fw_{this, 0};
   NoBackwardPath bw_;
   void deliver(Packet* p);

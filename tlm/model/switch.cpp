@@ -572,7 +572,8 @@ void Switch::send(std::uint16_t o, Packet* p) {
   attach_packet(payload, p);
   sc_core::sc_time delay = sc_core::sc_time::from_value(start - now);
   if (!op.fw) op.fw = out[o]->operator->();
-  op.fw->b_transport(payload, delay);
+  if (op.fw == link->target_if()) link->transmit(payload, delay);  // bound to its link: no virtual call
+  else op.fw->b_transport(payload, delay);
 }
 
 void Switch::fc_frame_in(Packet* p) {

@@ -117,6 +117,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
 
   friend class PortTarget<Switch>;
   void receive(std::uint16_t port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  const void* rx_hint(std::uint16_t port) const { return &in_ports_[port]; }
   std::vector<std::unique_ptr<PortTarget<Switch>>> fw_;
   NoBackwardPath bw_;
   void arrive(Packet* p);

@@ -24,13 +24,56 @@ class NoBackwardPath : public tlm::tlm_bw_transport_if<> {
   void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 };
 
-// Forward path of a target port: hands b_transport to `Owner::receive(port, payload, delay)`.
+// What a sender calls to hand a packet to the target its socket is bound to. Resolved once, from the
+// bound interface (resolve_receiver): for the model's own ports (PortTarget) a plain function call into
+// the owner's receive(), with the owner's per-port state as a prefetch hint; for any other TLM-2.0
+// target (a user's block, a co-simulation wrapper), its b_transport through the interface. The direct
+// form skips the virtual call, whose interface object sits in a cache line of its own.
+struct DirectReceiver {
+  using Fn = void (*)(void* owner, std::uint16_t port, tlm::tlm_generic_payload&, sc_core::sc_time&);
+  Fn fn = nullptr;
+  void* owner = nullptr;
+  const void* hint = nullptr;  // the receiver's per-port state (null: nothing to prefetch)
+  std::uint16_t port = 0;
+  explicit operator bool() const { return fn != nullptr; }
+  void operator()(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) const { fn(owner, port, payload, delay); }
+};
+
+// Implemented by targets that offer the direct form.
+class DirectTarget {
+ public:
+  virtual ~DirectTarget() = default;
+  virtual DirectReceiver direct() const = 0;
+};
+
+inline DirectReceiver resolve_receiver(tlm::tlm_fw_transport_if<>* fw) {
+  if (const auto* d = dynamic_cast<const DirectTarget*>(fw)) return d->direct();
+  DirectReceiver r;
+  r.fn = [](void* owner, std::uint16_t, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+    static_cast<tlm::tlm_fw_transport_if<>*>(owner)->b_transport(payload, delay);
+  };
+  r.owner = fw;
+  return r;
+}
+
+// Forward path of a target port: hands b_transport to `Owner::receive(port, payload, delay)`. The owner
+// names its per-port state for prefetching with `const void* rx_hint(std::uint16_t port) const`.
 template <class Owner>
-class PortTarget : public tlm::tlm_fw_transport_if<> {
+class PortTarget : public tlm::tlm_fw_transport_if<>, public DirectTarget {
  public:
   PortTarget(Owner* owner, std::uint16_t port) : owner_(owner), port_(port) {}
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override {
     owner_->receive(port_, payload, delay);
+  }
+  DirectReceiver direct() const override {
+    DirectReceiver r;
+    r.fn = [](void* owner, std::uint16_t port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+      static_cast<Owner*>(owner)->receive(port, payload, delay);
+    };
+    r.owner = owner_;
+    r.hint = owner_->rx_hint(port_);
+    r.port = port_;
+    return r;
   }
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) override {
     SC_REPORT_ERROR("netasic", "links use blocking transport only");

@@ -6,6 +6,7 @@
 // (cut-through). A flow completes when the tail of its last packet reaches the destination NIC.
 #include <gtest/gtest.h>
 
+#include "tlm/model/link.h"
 #include "verification/common/run_helpers.h"
 
 namespace netasic {
@@ -102,6 +103,87 @@ TEST(Credits, IncastNeverOverflowsAnInputBufferAndDeliversEveryByteOnce) {
   EXPECT_EQ(j["packets"]["dropped"].get<std::uint64_t>(), 0u);
   EXPECT_EQ(j["packets"]["duplicates"].get<std::uint64_t>(), 0u);
   EXPECT_EQ(j["packets"]["injected"], j["packets"]["delivered"]);
+}
+
+// A link hands each packet to whatever its `out` socket is bound to. The model's own ports take it as a
+// direct call; any other TLM-2.0 target gets b_transport. Both see the same payload and the same delay
+// (transmission offset plus propagation).
+struct Received {
+  Packet* packet = nullptr;
+  Ps delay = 0;
+  int calls = 0;
+};
+class PlainTarget : public tlm::tlm_fw_transport_if<> {  // a user's block: nothing but the TLM interface
+ public:
+  Received got;
+  void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override {
+    got = Received{packet_of(payload), delay.value(), got.calls + 1};
+  }
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) override {
+    return tlm::TLM_COMPLETED;
+  }
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) override { return false; }
+  unsigned int transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
+};
+class ModelPort {  // a model component with a PortTarget, as switches and NICs have
+ public:
+  Received got;
+  std::uint64_t state = 0;
+  void receive(std::uint16_t port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+    EXPECT_EQ(port, 3);
+    got = Received{packet_of(payload), delay.value(), got.calls + 1};
+  }
+  const void* rx_hint(std::uint16_t) const { return &state; }
+};
+
+TEST(LinkTiming, ALinkDeliversToAnyTlmTargetAndToModelPortsAlike) {
+  Fabric fabric("fabric", 0);
+  LinkConfig lc;
+  lc.prop_ps = 700 * 1000;
+  lc.vc_credit_bytes = {65536, 65536};
+  Link to_user("to_user", fabric, lc, 1, 0), to_model("to_model", fabric, lc, 1, 1);
+  PlainTarget user;
+  ModelPort model;
+  PortTarget<ModelPort> model_port(&model, 3);
+  struct Ends : sc_core::sc_module {  // sockets live in a module
+    TargetSocket user_in{"user_in"}, model_in{"model_in"};
+    InitiatorSocket a{"a"}, b{"b"};
+    NoBackwardPath bw;
+    explicit Ends(const sc_core::sc_module_name& n) : sc_core::sc_module(n) {
+      a.bind(bw);
+      b.bind(bw);
+    }
+  } ends("ends");
+  ends.user_in.bind(user);
+  ends.model_in.bind(model_port);
+  to_user.out.bind(ends.user_in);
+  to_model.out.bind(ends.model_in);
+  ends.a.bind(to_user.in);
+  ends.b.bind(to_model.in);
+  auto& a = ends.a;
+  auto& b = ends.b;
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaboration: bindings complete
+
+  // Only PortTarget offers the direct call, with its owner's state as the prefetch hint.
+  EXPECT_EQ(resolve_receiver(&model_port).hint, &model.state);
+  EXPECT_EQ(resolve_receiver(&user).hint, nullptr);
+
+  Packet p1, p2;
+  p1.size_bytes = p2.size_bytes = 1000;
+  tlm::tlm_generic_payload t1, t2;
+  attach_packet(t1, &p1);
+  attach_packet(t2, &p2);
+  sc_core::sc_time d1 = sc_core::sc_time::from_value(5000), d2 = sc_core::sc_time::from_value(5000);
+  a->b_transport(t1, d1);
+  b->b_transport(t2, d2);
+  EXPECT_EQ(user.got.calls, 1);
+  EXPECT_EQ(model.got.calls, 1);
+  EXPECT_EQ(user.got.packet, &p1);
+  EXPECT_EQ(model.got.packet, &p2);
+  EXPECT_EQ(user.got.delay, 5000u + 700u * 1000u);
+  EXPECT_EQ(model.got.delay, user.got.delay);
+  EXPECT_EQ(p1.hops, 1u);
+  EXPECT_EQ(p2.hops, 1u);
 }
 
 }  // namespace
