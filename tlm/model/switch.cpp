@@ -64,7 +64,6 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
     in_ports_[p].row = (p / config_.ports_per_tile) / config_.tile_columns;
     for (std::uint8_t v = 0; v < config_.vcs; ++v) in_ports_[p].buffer[v] = config_.vc_buffer_bytes[v];
   }
-  payload_ = std::make_unique<tlm::tlm_generic_payload[]>(radix);
   voqs_.resize(std::size_t{radix} * radix * config_.vcs);
   const std::size_t slots = config_.egress_queue_packets;
   egress_.assign(std::size_t{radix} * config_.egress_queues, EgressQueue{});
@@ -568,7 +567,7 @@ void Switch::send(std::uint16_t o, Packet* p) {
   if (p->t_tail > ser && p->t_tail - ser > start) start = p->t_tail - ser;
   op.tx_free_at = start + ser;
   ++counters_.packets_forwarded;
-  tlm::tlm_generic_payload& payload = payload_[o];
+  tlm::tlm_generic_payload& payload = payload_;
   attach_packet(payload, p);
   sc_core::sc_time delay = sc_core::sc_time::from_value(start - now);
   if (!op.fw) op.fw = out[o]->operator->();

@@ -242,7 +242,9 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
 
   std::vector<OutPort> out_ports_;
   std::vector<InPort> in_ports_;
-  std::unique_ptr<tlm::tlm_generic_payload[]> payload_;  // one reusable payload per output
+  // The payload every output sends with: b_transport is synchronous and no receiver keeps the payload
+  // past the call (the packet travels by pointer), so one object serves all ports and stays in cache.
+  tlm::tlm_generic_payload payload_;
   std::vector<Fifo> voqs_;
   // An egress queue entry keeps what the output's scheduler reads (when the packet is through the crossbar,
   // its size) beside the pointer, so choosing the next packet touches no packet memory.
