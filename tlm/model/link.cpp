@@ -70,7 +70,8 @@ void Link::credit_overflow(std::uint8_t vc) const {
 
 void Link::return_credits(std::uint8_t vc, std::uint32_t bytes) {
   if (!hot_.lossless) return;
-  if (hot_.credit_tail - hot_.credit_head == returns_.size()) grow_returns();
+  // Full (or not yet allocated): judged from the hot line alone, not from returns_ (a line of its own).
+  if (!hot_.returns || hot_.credit_tail - hot_.credit_head > hot_.credit_mask) grow_returns();
   const Ps at = hot_.fabric->now() + hot_.prop_ps;
   hot_.returns[hot_.credit_tail++ & hot_.credit_mask] = CreditReturn{at, bytes, vc};
   if (hot_.sender_waiting && !hot_.credit_event_pending) {
