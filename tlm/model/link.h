@@ -103,6 +103,8 @@ class Link : public sc_core::sc_module, public EventTarget {
   void prefetch_receiver() const {
     if (hot_.rx.hint) __builtin_prefetch(hot_.rx.hint);
   }
+  // The receiver's per-port state (null until the first packet resolves the receiver).
+  const void* receiver_hint() const { return hot_.rx.hint; }
   // The interface `in` is bound to: a sender whose socket reaches exactly this calls transmit() directly.
   const tlm::tlm_fw_transport_if<>* target_if() const { return &fw_; }
   void transmit(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) { receive(0, payload, delay); }

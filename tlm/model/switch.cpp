@@ -60,6 +60,7 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
   ecn_threshold_ = config_.ecn_threshold_bytes;
   out_ports_.resize(radix);
   in_ports_.resize(radix);
+  out_rx_.assign(radix, nullptr);
   for (std::uint16_t p = 0; p < radix; ++p) {
     in_ports_[p].row = (p / config_.ports_per_tile) / config_.tile_columns;
     for (std::uint8_t v = 0; v < config_.vcs; ++v) in_ports_[p].buffer[v] = config_.vc_buffer_bytes[v];
@@ -187,6 +188,9 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
     if (step == 1) {
       __builtin_prefetch(&out_ports_[o]);
       __builtin_prefetch(&egress_[base]);
+      // The receiving port's state behind the output link (from a small per-switch array that stays in
+      // cache): the transmission writes it.
+      if (const void* rx = out_rx_[o]) __builtin_prefetch(rx);
       return;
     }
     // Step 0: the output link's state and the first entries of the control and first data queues.
@@ -573,6 +577,7 @@ void Switch::send(std::uint16_t o, Packet* p) {
   if (!op.fw) op.fw = out[o]->operator->();
   if (op.fw == link->target_if()) link->transmit(payload, delay);  // bound to its link: no virtual call
   else op.fw->b_transport(payload, delay);
+  if (!out_rx_[o]) out_rx_[o] = link->receiver_hint();
 }
 
 void Switch::fc_frame_in(Packet* p) {

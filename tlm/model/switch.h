@@ -240,6 +240,9 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   std::uint64_t ecn_threshold_;  // config_.ecn_threshold_bytes, kept beside what try_transmit reads anyway
   double internal_ps_per_byte_;
 
+  // Per output, the receiving port's state behind its link (known after the first packet), for the
+  // transmit-done prefetch: 8 bytes a port, so a switch's stay in cache.
+  std::vector<const void*> out_rx_;
   std::vector<OutPort> out_ports_;
   std::vector<InPort> in_ports_;
   // The payload every output sends with: b_transport is synchronous and no receiver keeps the payload
