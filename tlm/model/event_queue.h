@@ -117,7 +117,8 @@ class EventQueue {
   static constexpr std::uint32_t kMaxKind = 0xff;
 
   // A power of two of buckets, kMinBuckets..kMaxBuckets.
-  explicit EventQueue(std::size_t buckets = kDefaultBuckets) : buckets_(buckets), ring_(buckets) {}
+  explicit EventQueue(std::size_t buckets = kDefaultBuckets)
+      : buckets_(buckets), count_(buckets, 0), slots_(buckets), overflow_(buckets) {}
   // The ring size whose horizon covers `horizon_ps` (clamped to kMinBuckets..kMaxBuckets).
   static std::size_t for_horizon(Ps horizon_ps) {
     std::size_t n = kMinBuckets;
@@ -141,8 +142,7 @@ class EventQueue {
       }
       now_[j] = e;
     } else if (b < current_ + buckets_) {
-      ring_[b & (buckets_ - 1)].push_back(e);
-      ++ring_count_;
+      ring_push(b, e);
     } else {
       far_.push(e);
     }
@@ -166,6 +166,13 @@ class EventQueue {
   }
 
  private:
+  void ring_push(std::uint64_t b, const Event& e) {
+    const std::size_t i = b & (buckets_ - 1);
+    const std::uint32_t c = count_[i]++;
+    if (c < kSlots) slots_[i].e[c] = e;
+    else overflow_[i].push_back(e);
+    ++ring_count_;
+  }
   // Moves to the next non-empty bucket and makes it the current, sorted one.
   void advance() {
     now_.clear();
@@ -177,24 +184,27 @@ class EventQueue {
       } else {
         ++current_;
       }
-      std::vector<Event>& bucket = ring_[current_ & (buckets_ - 1)];
-      ring_count_ -= bucket.size();
-      // Far events that now fall inside the ring's horizon move in; those of this bucket join it.
+      // Far events that now fall inside the ring's horizon move in (those of this bucket too).
       while (!far_.empty() && (far_.top().time >> kBucketShift) < current_ + buckets_) {
         const Event e = far_.pop();
-        const std::uint64_t b = e.time >> kBucketShift;
-        if (b == current_) {
-          bucket.push_back(e);
-        } else {
-          ring_[b & (buckets_ - 1)].push_back(e);
-          ++ring_count_;
-        }
+        ring_push(e.time >> kBucketShift, e);
       }
-      if (!bucket.empty()) {
-        now_.swap(bucket);  // the bucket takes the (cleared) storage of the previous one
-        sort_now();
-        return;
+      const std::size_t i = current_ & (buckets_ - 1);
+      const std::uint32_t n = count_[i];
+      if (n == 0) continue;
+      count_[i] = 0;
+      ring_count_ -= n;
+      now_.insert(now_.end(), slots_[i].e, slots_[i].e + std::min<std::uint32_t>(n, kSlots));
+      if (n > kSlots) {
+        now_.insert(now_.end(), overflow_[i].begin(), overflow_[i].end());
+        overflow_[i].clear();
       }
+      // The buckets that follow are read in turn: start bringing in the next one's slots.
+      const Bucket& next = slots_[(current_ + 1) & (buckets_ - 1)];
+      for (std::size_t line = 0; line < sizeof(Bucket); line += 64)
+        __builtin_prefetch(reinterpret_cast<const char*>(&next) + line);
+      sort_now();
+      return;
     }
   }
   void sort_now() {
@@ -218,7 +228,16 @@ class EventQueue {
   }
 
   std::size_t buckets_;  // ring size, a power of two
-  std::vector<std::vector<Event>> ring_;
+  // The ring: per bucket, its event count (a small dense array that stays in cache), its first kSlots
+  // events in a fixed block of one array (so a push writes one line and the run reads the buckets in
+  // address order), and any further events in an overflow vector (rare: bursts of simultaneous events).
+  static constexpr std::uint32_t kSlots = 8;
+  struct alignas(64) Bucket {
+    Event e[kSlots];
+  };
+  std::vector<std::uint32_t> count_;
+  std::vector<Bucket> slots_;
+  std::vector<std::vector<Event>> overflow_;
   std::vector<Event> now_;  // the bucket being run, sorted; now_[pos_] is next
   std::size_t pos_ = 0;
   EventHeap far_;

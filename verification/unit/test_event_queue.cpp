@@ -19,7 +19,7 @@ struct Ref {
 };
 
 void check_against_reference(std::uint64_t seed, Ps max_delay, int rounds,
-                             std::size_t buckets = EventQueue::kDefaultBuckets) {
+                             std::size_t buckets = EventQueue::kDefaultBuckets, std::uint64_t max_push = 4) {
   EventQueue q(buckets);
   Rng rng(seed, 1);
   std::vector<Ref> pending;
@@ -28,7 +28,7 @@ void check_against_reference(std::uint64_t seed, Ps max_delay, int rounds,
   int popped = 0;
   for (int r = 0; r < rounds; ++r) {
     // Schedule a few events relative to the current time (some at the current time itself).
-    const int n = static_cast<int>(rng.below(4));
+    const int n = static_cast<int>(rng.below(max_push));
     for (int k = 0; k < n; ++k) {
       const Ps at = now + (rng.below(5) == 0 ? 0 : rng.below(max_delay));
       q.push(at, nullptr, 0, next_data);
@@ -56,6 +56,12 @@ TEST(EventQueue, MatchesSortedReferenceAcrossBuckets) { check_against_reference(
 TEST(EventQueue, MatchesSortedReferenceBeyondTheRingHorizon) {
   // Delays up to 100 us reach past the ring (about 2.1 us) into the far heap.
   check_against_reference(3, 100 * kPsPerUs, 20000);
+}
+
+TEST(EventQueue, CrowdedBucketsMatchSortedReference) {
+  // Up to 40 events scheduled at a time within 8 ns (32 buckets): buckets hold far more events than
+  // their fixed slots, and the rest go to the overflow.
+  check_against_reference(5, 8 * kPsPerNs, 5000, EventQueue::kDefaultBuckets, 41);
 }
 
 TEST(EventQueue, SmallestRingMatchesSortedReference) {
