@@ -103,6 +103,12 @@ class Link : public sc_core::sc_module, public EventTarget {
   void prefetch_receiver() const {
     if (hot_.rx.hint) __builtin_prefetch(hot_.rx.hint);
   }
+  // The first line alone (what return_credits touches), and then (once it is in) the ring slot the next
+  // credit return will write.
+  void prefetch_hot() const { __builtin_prefetch(&hot_); }
+  void prefetch_return_slot() const {
+    if (hot_.returns) __builtin_prefetch(&hot_.returns[hot_.credit_tail & hot_.credit_mask], 1);
+  }
   // The receiver's per-port state (null until the first packet resolves the receiver).
   const void* receiver_hint() const { return hot_.rx.hint; }
   // The interface `in` is bound to: a sender whose socket reaches exactly this calls transmit() directly.

@@ -60,7 +60,7 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
   ecn_threshold_ = config_.ecn_threshold_bytes;
   out_ports_.resize(radix);
   in_ports_.resize(radix);
-  out_rx_.assign(radix, nullptr);
+  port_links_.resize(radix);
   for (std::uint16_t p = 0; p < radix; ++p) {
     in_ports_[p].row = (p / config_.ports_per_tile) / config_.tile_columns;
     for (std::uint8_t v = 0; v < config_.vcs; ++v) in_ports_[p].buffer[v] = config_.vc_buffer_bytes[v];
@@ -107,6 +107,8 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
 void Switch::attach(std::uint16_t port, Link* in_link, Link* out_link) {
   in_ports_[port].link = in_link;
   out_ports_[port].link = out_link;
+  port_links_[port].in = in_link;
+  port_links_[port].out = out_link;
   if (out_link) out_link->set_sender(this, port);
   if (efc_ && out_link) {
     // One hop-BDP: the port's rate times the hop RTT, taken as the propagation both ways, the switch's
@@ -153,35 +155,37 @@ void Switch::on_event(std::uint32_t kind, std::uint64_t data) {
 void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const {
   const bool plain_routes = !routing_.has_groups() && !routing_.up_down() && !fc_table_;
   if (kind == kArrive) {
+    // Most grants happen at an arrival: the packet joins its VOQ and the arbiter takes it at once. So
+    // besides the route, bring in what that grant touches: the output port, the VOQ, the egress queue,
+    // the output link's credit state, and the input's state and link (the credit goes back at grant).
     const Packet* p = reinterpret_cast<const Packet*>(data);
+    const std::uint16_t i = p->in_port;
     const std::uint32_t dst_switch = routing_.host_switch(p->dst_host);
-    if (dst_switch == id_) {
-      // For a local host, the output port (step 1) and then its VOQ from this input (step 0).
-      const std::uint16_t o = routing_.host_port(p->dst_host);
-      if (step == 1) {
-        __builtin_prefetch(&out_ports_[o]);
-        __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);
-      } else {
-        __builtin_prefetch(&voqs_[(std::size_t{p->in_port} * config_.radix + o) * config_.vcs + p->vc]);
-      }
+    const bool local = dst_switch == id_;
+    if (step == 1) {
+      __builtin_prefetch(&in_ports_[i]);
+      if (const Link* in = port_links_[i].in) in->prefetch_hot();
+      if (local) prefetch_output(routing_.host_port(p->dst_host), p);
+      else if (plain_routes) __builtin_prefetch(routing_.next_hops_entry(id_, dst_switch));
+      return;
+    }
+    // Step 0: the credit-return slot on the input link; for a local host, the VOQ; otherwise the port
+    // the hash picks (the same choice as route() where that choice is a pure function of the packet:
+    // ECMP, or any packet other than data), with its VOQ.
+    if (const Link* in = port_links_[i].in) in->prefetch_return_slot();
+    const std::uint8_t vc = p->type == PacketType::data ? 1 : 0;
+    if (local) {
+      __builtin_prefetch(&voqs_[(std::size_t{i} * config_.radix + routing_.host_port(p->dst_host)) * config_.vcs + p->vc]);
       return;
     }
     if (!plain_routes) return;
-    if (step == 1) {
-      __builtin_prefetch(routing_.next_hops_entry(id_, dst_switch));
-      return;
-    }
-    // Step 0: the port the hash picks (the same choice as route(), where that choice is a pure function
-    // of the packet: ECMP, or any packet other than data) and the VOQ it will join.
     if (p->type == PacketType::data && config_.policy != RoutingPolicy::ecmp) return;
     std::uint32_t n = 0;
     const std::uint16_t* c = routing_.next_hops(id_, dst_switch, n);
     if (n == 0) return;
     const std::uint16_t o = n == 1 ? c[0] : c[mix32(p->flow_hash ^ hash_salt_) % n];
-    const std::uint8_t vc = p->type == PacketType::data ? 1 : 0;
-    __builtin_prefetch(&out_ports_[o]);
-    __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);
-    __builtin_prefetch(&voqs_[(std::size_t{p->in_port} * config_.radix + o) * config_.vcs + vc]);
+    prefetch_output(o, p);
+    __builtin_prefetch(&voqs_[(std::size_t{i} * config_.radix + o) * config_.vcs + vc]);
   } else if (kind == kTxDone) {
     const auto o = static_cast<std::uint16_t>(data);
     const std::size_t base = std::size_t{o} * config_.egress_queues;
@@ -190,7 +194,7 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
       __builtin_prefetch(&egress_[base]);
       // The receiving port's state behind the output link (from a small per-switch array that stays in
       // cache): the transmission writes it.
-      if (const void* rx = out_rx_[o]) __builtin_prefetch(rx);
+      if (const void* rx = port_links_[o].out_rx) __builtin_prefetch(rx);
       return;
     }
     // Step 0: the output link's state and the first entries of the control and first data queues.
@@ -199,6 +203,13 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
     if (op.egress_nonempty[0] & 1) __builtin_prefetch(&egress_front(base));
     if (op.egress_nonempty[0] & 2) __builtin_prefetch(&egress_front(base + 1));
   }
+}
+
+void Switch::prefetch_output(std::uint16_t o, const Packet* p) const {
+  __builtin_prefetch(&out_ports_[o]);
+  __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);
+  __builtin_prefetch(&egress_[std::size_t{o} * config_.egress_queues + egress_queue_of(p)]);
+  if (const Link* out = port_links_[o].out) out->prefetch_state();
 }
 
 void Switch::on_credit(std::uint16_t port) {
@@ -577,7 +588,7 @@ void Switch::send(std::uint16_t o, Packet* p) {
   if (!op.fw) op.fw = out[o]->operator->();
   if (op.fw == link->target_if()) link->transmit(payload, delay);  // bound to its link: no virtual call
   else op.fw->b_transport(payload, delay);
-  if (!out_rx_[o]) out_rx_[o] = link->receiver_hint();
+  if (!port_links_[o].out_rx) port_links_[o].out_rx = link->receiver_hint();
 }
 
 void Switch::fc_frame_in(Packet* p) {

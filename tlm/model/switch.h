@@ -87,6 +87,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
 
   void on_event(std::uint32_t kind, std::uint64_t data) override;
   void prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const override;
+  void prefetch_output(std::uint16_t o, const Packet* p) const;  // what a grant to o touches first
   void on_credit(std::uint16_t port) override;
 
   void set_flows(FlowTable* flows) { flows_ = flows; }
@@ -240,9 +241,14 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   std::uint64_t ecn_threshold_;  // config_.ecn_threshold_bytes, kept beside what try_transmit reads anyway
   double internal_ps_per_byte_;
 
-  // Per output, the receiving port's state behind its link (known after the first packet), for the
-  // transmit-done prefetch: 8 bytes a port, so a switch's stay in cache.
-  std::vector<const void*> out_rx_;
+  // Per port, what the prefetch hooks start from: the links on both sides and the receiving port's state
+  // behind the output link (known after its first packet). 24 bytes a port, so a switch's stay in cache.
+  struct PortLinks {
+    Link* in = nullptr;
+    Link* out = nullptr;
+    const void* out_rx = nullptr;
+  };
+  std::vector<PortLinks> port_links_;
   std::vector<OutPort> out_ports_;
   std::vector<InPort> in_ports_;
   // The payload every output sends with: b_transport is synchronous and no receiver keeps the payload
