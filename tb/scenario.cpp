@@ -27,6 +27,9 @@ KeyDef S(std::string name, std::string def, std::string desc) {
 KeyDef C(std::string name, std::string def, std::vector<std::string> choices, std::string desc) {
   return KeyDef{std::move(name), KeyType::choice, "", std::move(def), 0, 0, false, std::move(choices), std::move(desc)};
 }
+KeyDef B(std::string name, std::string def, std::string desc) {
+  return KeyDef{std::move(name), KeyType::boolean, "", std::move(def), 0, 0, false, {}, std::move(desc)};
+}
 KeyDef L(std::string name, std::string desc) {
   return KeyDef{std::move(name), KeyType::list, "", "", 0, 0, false, {}, std::move(desc)};
 }
@@ -40,6 +43,9 @@ std::vector<KeyDef> build_keys() {
         "TLM-2.0 temporal decoupling: how far the fabric's event queue may run ahead of SystemC time in one "
         "activation. Results do not depend on it (events still run in exact time order); 0 keeps the fabric "
         "in lock step with SystemC time, as RTL co-simulation needs."),
+      B("sim.huge_pages", "true",
+        "Back the model's memory with transparent huge pages (Linux) once it is built, which saves most TLB "
+        "misses on large fabrics. Results do not depend on it; false leaves memory as the C library gives it."),
       // Topology.
       C("topology.type", "fat_tree", {"fat_tree", "leaf_spine", "dragonfly", "torus", "irregular", "file"},
         "Network topology."),

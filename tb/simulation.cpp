@@ -14,6 +14,8 @@
 
 #include "tlm/blocks/hash.h"
 #include "tlm/common/error.h"
+#include "tlm/common/huge_pages.h"
+#include "tlm/common/log.h"
 #ifdef NETASIC_HAVE_COSIM
 #include "tlm/cosim/flowcut_table_rtl.h"
 #include "tlm/cosim/flowcut_table_rtl_sc.h"
@@ -66,7 +68,10 @@ constexpr SizeBucket kBuckets[] = {{"<10KB", 0, 10000},
 
 }  // namespace
 
-Simulation::Simulation(const Scenario& scenario) : scenario_(scenario) { elaborate(); }
+Simulation::Simulation(const Scenario& scenario) : scenario_(scenario) {
+  if (scenario_.boolean("sim.huge_pages")) prepare_huge_page_heap();
+  elaborate();
+}
 Simulation::~Simulation() {
   // SystemC's object registries search from the newest entry: destroying modules newest first keeps
   // teardown linear instead of quadratic in the number of sockets.
@@ -428,6 +433,13 @@ std::uint64_t Simulation::packet_hops() const {
 void Simulation::run(const RunOptions& options) {
   if (ran_) throw ModelError("a Simulation runs once (SystemC elaborates once per process)");
   ran_ = true;
+  if (scenario_.boolean("sim.huge_pages")) {
+    // Part of building the model, like elaboration: before the clock starts.
+    const auto h0 = std::chrono::steady_clock::now();
+    const std::string account = use_huge_pages();
+    netasic::log(LogLevel::info, "{} in {:.3f} s", account,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - h0).count());
+  }
   const auto t0 = std::chrono::steady_clock::now();
   std::uint64_t last_events = 0;
   auto last_t = t0;

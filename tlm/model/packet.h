@@ -4,9 +4,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
+#include <type_traits>
 #include <vector>
 
 #include "tlm/common/flow_key.h"
+#include "tlm/common/huge_pages.h"
 #include "tlm/common/units.h"
 
 namespace netasic {
@@ -115,7 +118,8 @@ static_assert(offsetof(Packet, fc_stamped) < 64 && offsetof(Packet, flow) == 64 
 
 class PacketPool {
  public:
-  explicit PacketPool(std::size_t chunk = 4096) : chunk_(chunk) {}
+  // A chunk fills one 2 MiB huge page.
+  explicit PacketPool(std::size_t chunk = (std::size_t{2} << 20) / sizeof(Packet)) : chunk_(chunk) {}
   Packet* get() {
     if (!free_) grow();
     Packet* p = free_;
@@ -134,16 +138,23 @@ class PacketPool {
   std::size_t capacity() const { return chunks_.size() * chunk_; }
 
  private:
+  // Chunks come from huge-page memory: packets in flight are touched at random all over the pool.
   void grow() {
-    chunks_.emplace_back(new Packet[chunk_]);
-    Packet* c = chunks_.back().get();
+    Packet* c = static_cast<Packet*>(allocate_huge(chunk_ * sizeof(Packet)));
+    chunks_.emplace_back(c, ChunkDelete{chunk_});
     for (std::size_t i = 0; i < chunk_; ++i) {
+      new (&c[i]) Packet{};
       c[i].next = free_;
       free_ = &c[i];
     }
   }
+  struct ChunkDelete {
+    std::size_t packets;
+    void operator()(Packet* c) const { free_huge(c, packets * sizeof(Packet)); }  // Packet is trivially destructible
+  };
+  static_assert(std::is_trivially_destructible_v<Packet>);
   std::size_t chunk_;
-  std::vector<std::unique_ptr<Packet[]>> chunks_;
+  std::vector<std::unique_ptr<Packet, ChunkDelete>> chunks_;
   Packet* free_ = nullptr;
   std::size_t in_use_ = 0;
   std::uint64_t next_id_ = 0;

@@ -91,6 +91,19 @@ TEST(Cli, TemporalDecouplingQuantumDoesNotChangeResults) {
   EXPECT_EQ(slurp(a + "/flows.csv"), slurp(b + "/flows.csv"));
 }
 
+TEST(Cli, HugePagesDoNotChangeResults) {
+  const std::string a = out_dir("huge_on"), b = out_dir("huge_off");
+  const Result on = netasic_cmd("--log-level info run " + kSmall + " --set sim.huge_pages=true --out " + a);
+  ASSERT_EQ(on.status, 0) << on.output;
+  EXPECT_NE(on.output.find("huge pages:"), std::string::npos) << on.output;  // says what it did
+  const Result off = netasic_cmd("--log-level info run " + kSmall + " --set sim.huge_pages=false --out " + b);
+  ASSERT_EQ(off.status, 0) << off.output;
+  EXPECT_EQ(off.output.find("huge pages:"), std::string::npos) << off.output;
+  EXPECT_EQ(slurp(a + "/flows.csv"), slurp(b + "/flows.csv"));
+  EXPECT_EQ(without_wall_clock(nlohmann::json::parse(slurp(a + "/summary.json")))["packets"],
+            without_wall_clock(nlohmann::json::parse(slurp(b + "/summary.json")))["packets"]);
+}
+
 TEST(Cli, KeysListsEveryKeyWithItsAllowedValues) {
   const Result r = netasic_cmd("keys");
   ASSERT_EQ(r.status, 0);

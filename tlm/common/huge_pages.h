@@ -1,0 +1,30 @@
+// Transparent huge pages for the model's memory.
+//
+// A large fabric's state (packets, ports, links, the event ring) is touched at random, a few lines per
+// event, over more than a hundred megabytes: with 4 KiB pages nearly every such access also misses the
+// TLB. Backing that memory with 2 MiB pages removes most of those walks (about a fifth of the run time
+// on the 1024-host reference; see docs/performance.md). Linux only; elsewhere, or when the kernel has
+// transparent huge pages disabled, these do nothing and the model runs as before.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace netasic {
+
+// Before the model is built: has the C library take every allocation from one heap that grows in large
+// steps (no separate mappings for large blocks), so that use_huge_pages finds the model's memory in one
+// region, and the slack at the heap's top, marked with it, serves what the run allocates later.
+void prepare_huge_page_heap();
+
+// Asks the kernel to back the process's private anonymous memory (the heap and anonymous mappings)
+// with huge pages from now on, and to collapse what is already there (MADV_COLLAPSE). Call once the
+// model is built, before it runs. Returns a one-line account of what was done, for the log.
+std::string use_huge_pages();
+
+// Memory for a large, long-lived block (the packet pool's chunks): 2 MiB-aligned and marked for huge
+// pages before it is first touched. Throws std::bad_alloc when none is left. Release with free_huge.
+void* allocate_huge(std::size_t bytes);
+void free_huge(void* p, std::size_t bytes);
+
+}  // namespace netasic
