@@ -28,6 +28,8 @@ Link::Link(const sc_core::sc_module_name& name, Fabric& fabric, const LinkConfig
   hot_.lossless = config_.lossless;
   hot_.errors = config_.error_rate > 0;
   hot_.prop_time = sc_core::sc_time::from_value(config_.prop_ps);
+  hot_.returns = hot_.first_returns.data();
+  hot_.credit_mask = static_cast<std::uint32_t>(hot_.first_returns.size() - 1);
   if (config.vc_credit_bytes.size() > kMaxVcs)
     throw InputError(fmt::format("link {}: {} virtual channels, at most {}", index, config.vc_credit_bytes.size(), kMaxVcs));
   vcs_ = config.vc_credit_bytes.size();
@@ -70,8 +72,7 @@ void Link::credit_overflow(std::uint8_t vc) const {
 
 void Link::return_credits(std::uint8_t vc, std::uint32_t bytes) {
   if (!hot_.lossless) return;
-  // Full (or not yet allocated): judged from the hot line alone, not from returns_ (a line of its own).
-  if (!hot_.returns || hot_.credit_tail - hot_.credit_head > hot_.credit_mask) grow_returns();
+  if (hot_.credit_tail - hot_.credit_head > hot_.credit_mask) grow_returns();  // full
   const Ps at = hot_.fabric->now() + hot_.prop_ps;
   hot_.returns[hot_.credit_tail++ & hot_.credit_mask] = CreditReturn{at, bytes, vc};
   if (hot_.sender_waiting && !hot_.credit_event_pending) {
@@ -82,7 +83,7 @@ void Link::return_credits(std::uint8_t vc, std::uint32_t bytes) {
 
 void Link::grow_returns() {
   // Rare: only until the ring fits the most returns ever in flight at once.
-  std::vector<CreditReturn> bigger(returns_.empty() ? 64 : returns_.size() * 2);
+  std::vector<CreditReturn> bigger(std::size_t{hot_.credit_mask + 1} * 2);
   for (std::uint32_t k = hot_.credit_head; k != hot_.credit_tail; ++k)
     bigger[k - hot_.credit_head] = hot_.returns[k & hot_.credit_mask];
   hot_.credit_tail -= hot_.credit_head;

@@ -98,6 +98,7 @@ class Link : public sc_core::sc_module, public EventTarget {
     __builtin_prefetch(&hot_);
     __builtin_prefetch(&hot_.credits);
     __builtin_prefetch(&hot_.packets);
+    __builtin_prefetch(&hot_.first_returns);
   }
   // Prefetches the receiver's per-port state (once prefetch_state's lines are in).
   void prefetch_receiver() const {
@@ -105,9 +106,12 @@ class Link : public sc_core::sc_module, public EventTarget {
   }
   // The first line alone (what return_credits touches), and then (once it is in) the ring slot the next
   // credit return will write.
-  void prefetch_hot() const { __builtin_prefetch(&hot_); }
+  void prefetch_hot() const {
+    __builtin_prefetch(&hot_);
+    __builtin_prefetch(&hot_.first_returns);
+  }
   void prefetch_return_slot() const {
-    if (hot_.returns) __builtin_prefetch(&hot_.returns[hot_.credit_tail & hot_.credit_mask], 1);
+    __builtin_prefetch(&hot_.returns[hot_.credit_tail & hot_.credit_mask], 1);
   }
   // The receiver's per-port state (null until the first packet resolves the receiver).
   const void* receiver_hint() const { return hot_.rx.hint; }
@@ -152,7 +156,7 @@ class Link : public sc_core::sc_module, public EventTarget {
     Ps busy_until = 0;
     double ps_per_byte = 0;
     Ps prop_ps = 0;
-    CreditReturn* returns = nullptr;  // ring (storage in returns_), power-of-two size
+    CreditReturn* returns = nullptr;  // ring (first_returns, then returns_), power-of-two size
     std::uint32_t credit_mask = 0;
     std::uint32_t credit_head = 0, credit_tail = 0;  // counts modulo 2^32 (the ring is far smaller)
     std::uint32_t overhead_bytes = 0;
@@ -167,8 +171,12 @@ class Link : public sc_core::sc_module, public EventTarget {
     Ps busy_time = 0;
     sc_core::sc_time prop_time;  // prop_ps as an sc_time (the receive path adds it to the delay)
     DirectReceiver rx;           // what `out` is bound to (resolved at the first packet)
+    // The ring's first storage: returns come back about one propagation delay after they are made and an
+    // emptied ring restarts at its first entry, so most links never need more than these four, and the
+    // ring is then a line of the link's own instead of one elsewhere (grow_returns moves it to returns_).
+    alignas(64) std::array<CreditReturn, 4> first_returns{};
   };
-  static_assert(sizeof(Hot) == 192, "three cache lines");
+  static_assert(sizeof(Hot) == 256, "four cache lines");
   Hot hot_;
   std::vector<CreditReturn> returns_;
 
