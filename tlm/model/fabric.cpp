@@ -39,14 +39,15 @@ void Fabric::run_due_events() {
     Event e = queue_.pop();
     now_ = e.time;
     // While this event runs, bring in what the next ones will touch, in three steps: the third event
-    // from here gets its target and, for events that carry a packet, the packet's first line (a prefetch
-    // of an integer argument is harmless); the second asks its target for what lies behind them
+    // from here gets its target and, for events that carry a packet, the packet's first line; the second asks its target for what lies behind them
     // (EventTarget::prefetch, step 1); the next one asks for what lies behind that (step 0).
     if (const Event* next = queue_.peek_ready()) {
       if (const Event* after = queue_.peek_ready(1)) {
         if (const Event* third = queue_.peek_ready(2)) {
           __builtin_prefetch(third->target);
-          __builtin_prefetch(reinterpret_cast<const void*>(third->data));
+          // Only what looks like a pointer: an integer argument (a port number) would send the
+          // prefetch to page zero, and a prefetch that misses the TLB still walks the page tables.
+          if (third->data >= 4096) __builtin_prefetch(reinterpret_cast<const void*>(third->data));
         }
         after->target->prefetch(after->kind(), after->data, 1);
       }
