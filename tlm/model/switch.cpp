@@ -190,18 +190,21 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
     const auto o = static_cast<std::uint16_t>(data);
     const std::size_t base = std::size_t{o} * config_.egress_queues;
     if (step == 1) {
+      // The port, the receiving port's state behind its link (from a small per-switch array that stays
+      // in cache: the transmission writes it), and the first entries of the control and first data
+      // queues (their heads read from the switch's egress-queue array, small enough to stay in cache).
       __builtin_prefetch(&out_ports_[o]);
-      __builtin_prefetch(&egress_[base]);
-      // The receiving port's state behind the output link (from a small per-switch array that stays in
-      // cache): the transmission writes it.
       if (const void* rx = port_links_[o].out_rx) __builtin_prefetch(rx);
+      if (egress_[base].count) __builtin_prefetch(&egress_front(base));
+      if (egress_[base + 1].count) __builtin_prefetch(&egress_front(base + 1));
       return;
     }
-    // Step 0: the output link's state and the first entries of the control and first data queues.
+    // Step 0: the output link's state, and the packets at the heads of those two queues (one of them is
+    // sent now).
     const OutPort& op = out_ports_[o];
     if (op.link) op.link->prefetch_state();
-    if (op.egress_nonempty[0] & 1) __builtin_prefetch(&egress_front(base));
-    if (op.egress_nonempty[0] & 2) __builtin_prefetch(&egress_front(base + 1));
+    if (egress_[base].count) __builtin_prefetch(egress_front(base).packet);
+    if (egress_[base + 1].count) __builtin_prefetch(egress_front(base + 1).packet);
   }
 }
 
