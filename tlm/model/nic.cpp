@@ -169,13 +169,21 @@ void Nic::on_event(std::uint32_t kind, std::uint64_t data) {
 }
 
 void Nic::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const {
-  if (step != 1) return;
   if (kind == kReceive) {
-    const Packet* p = reinterpret_cast<const Packet*>(data);
-    __builtin_prefetch(&flows_.flows()[p->flow]);
-    if (in_link_) in_link_->prefetch_state();
+    // Step 1: the flow record and the input link; step 0: the ring slot the credit return writes.
+    if (!in_link_) return;
+    if (step == 1) {
+      const Packet* p = reinterpret_cast<const Packet*>(data);
+      __builtin_prefetch(&flows_.flows()[p->flow]);
+      in_link_->prefetch_state();
+    } else {
+      in_link_->prefetch_return_slot();
+    }
   } else if (kind == kTxDone) {
-    if (out_link_) out_link_->prefetch_state();
+    // Step 1: the output link; step 0: the receiving switch port behind it.
+    if (!out_link_) return;
+    if (step == 1) out_link_->prefetch_state();
+    else out_link_->prefetch_receiver();
   }
 }
 
