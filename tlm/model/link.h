@@ -33,6 +33,8 @@ class LinkSender {
  public:
   virtual ~LinkSender() = default;
   virtual void on_credit(std::uint16_t port) = 0;
+  // A credit arrival the sender waits for is coming up (steps as EventTarget::prefetch).
+  virtual void prefetch_credit(std::uint16_t /*port*/, unsigned /*step*/) const {}
 };
 
 class Link : public sc_core::sc_module, public EventTarget {
@@ -92,6 +94,8 @@ class Link : public sc_core::sc_module, public EventTarget {
   void on_event(std::uint32_t kind, std::uint64_t data) override;
   void prefetch(std::uint32_t, std::uint64_t, unsigned step) const override {
     if (step == 1) prefetch_state();
+    // A credit arrival wakes the sender: what its retry touches.
+    if (sender_) sender_->prefetch_credit(sender_port_, step);
   }
   // Prefetches the per-packet state (for a sender about to use this link).
   void prefetch_state() const {

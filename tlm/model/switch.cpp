@@ -175,7 +175,7 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
     if (const Link* in = port_links_[i].in) in->prefetch_return_slot();
     const std::uint8_t vc = p->type == PacketType::data ? 1 : 0;
     if (local) {
-      __builtin_prefetch(&voqs_[(std::size_t{i} * config_.radix + routing_.host_port(p->dst_host)) * config_.vcs + p->vc]);
+      __builtin_prefetch(&voqs_[voq_index(i, routing_.host_port(p->dst_host), p->vc)]);
       return;
     }
     if (!plain_routes) return;
@@ -185,7 +185,7 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
     if (n == 0) return;
     const std::uint16_t o = n == 1 ? c[0] : c[mix32(p->flow_hash ^ hash_salt_) % n];
     prefetch_output(o, p);
-    __builtin_prefetch(&voqs_[(std::size_t{i} * config_.radix + o) * config_.vcs + vc]);
+    __builtin_prefetch(&voqs_[voq_index(i, o, vc)]);
   } else if (kind == kTxDone) {
     const auto o = static_cast<std::uint16_t>(data);
     const std::size_t base = std::size_t{o} * config_.egress_queues;
@@ -197,6 +197,7 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
       if (const void* rx = port_links_[o].out_rx) __builtin_prefetch(rx);
       if (egress_[base].count) __builtin_prefetch(&egress_front(base));
       if (egress_[base + 1].count) __builtin_prefetch(&egress_front(base + 1));
+      prefetch_grant(o, 1);
       return;
     }
     // Step 0: the output link's state, and the packets at the heads of those two queues (one of them is
@@ -205,6 +206,39 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
     if (op.link) op.link->prefetch_state();
     if (egress_[base].count) __builtin_prefetch(egress_front(base).packet);
     if (egress_[base + 1].count) __builtin_prefetch(egress_front(base + 1).packet);
+    prefetch_grant(o, 0);
+  }
+}
+
+void Switch::prefetch_grant(std::uint16_t o, unsigned step) const {
+  const std::uint8_t vcs = config_.vcs;
+  const std::uint8_t data_vc = static_cast<std::uint8_t>(vcs - 1);
+  if (step == 1) {
+    __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);  // the request masks
+    // The VOQs of the highest data VC (the arbiter's first data VC), when they fit in four lines.
+    if (config_.radix * sizeof(Fifo) <= 256) {
+      const char* v = reinterpret_cast<const char*>(&voqs_[voq_index(0, o, data_vc)]);
+      for (std::size_t b = 0; b < config_.radix * sizeof(Fifo); b += 64) __builtin_prefetch(v + b);
+    }
+    return;
+  }
+  // Step 0: the input the round-robin comes to, on the first VC with requests in the arbiter's order.
+  const OutPort& op = out_ports_[o];
+  if (!op.requesting) return;
+  for (int k = 0; k < vcs; ++k) {
+    const auto vc = static_cast<std::uint8_t>(k == 0 ? 0 : vcs - k);
+    const std::uint64_t mask = op.request[vc];
+    if (!mask) continue;
+    const std::uint64_t hi = op.rr_input >= 64 ? 0 : mask & (~std::uint64_t{0} << op.rr_input);
+    const auto i = static_cast<std::uint16_t>(__builtin_ctzll(hi ? hi : mask));
+    if (vc == data_vc) {
+      if (const Packet* head = voqs_[voq_index(i, o, vc)].head) __builtin_prefetch(head);
+    } else {
+      __builtin_prefetch(&voqs_[voq_index(i, o, vc)]);
+    }
+    __builtin_prefetch(&in_ports_[i]);
+    if (const Link* in = port_links_[i].in) in->prefetch_hot();
+    return;
   }
 }
 

@@ -88,6 +88,10 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   void on_event(std::uint32_t kind, std::uint64_t data) override;
   void prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const override;
   void prefetch_output(std::uint16_t o, const Packet* p) const;  // what a grant to o touches first
+  // What a grant at o after a transmission or a credit touches first: step 1 the port and its VOQs of the
+  // data VC, step 0 the head packet the round-robin comes to, its input port and input link.
+  void prefetch_grant(std::uint16_t o, unsigned step) const;
+  void prefetch_credit(std::uint16_t port, unsigned step) const override { prefetch_grant(port, step); }
   void on_credit(std::uint16_t port) override;
 
   void set_flows(FlowTable* flows) { flows_ = flows; }
@@ -176,9 +180,12 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   std::uint32_t egress_queue_of(const Packet* p) const {
     return p->type == PacketType::data ? 1 + p->tclass % data_queues_ : 0;
   }
-  Fifo& voq(std::uint16_t i, std::uint16_t o, std::uint8_t vc) {
-    return voqs_[(std::size_t{i} * config_.radix + o) * config_.vcs + vc];
+  // VOQs are laid out by output and VC, then input: an output's arbiter scans adjacent entries, and the
+  // prefetch hooks can bring in an output's VOQs of one VC in a few lines.
+  std::size_t voq_index(std::uint16_t i, std::uint16_t o, std::uint8_t vc) const {
+    return (std::size_t{o} * config_.vcs + vc) * config_.radix + i;
   }
+  Fifo& voq(std::uint16_t i, std::uint16_t o, std::uint8_t vc) { return voqs_[voq_index(i, o, vc)]; }
   bool data_slot_free(std::size_t eq) const {
     return egress_[eq].bytes + config_.max_packet_bytes <= config_.egress_queue_bytes && !egress_full(eq);
   }
