@@ -82,14 +82,12 @@ void* allocate_huge(std::size_t bytes) {
   const std::size_t rounded = (bytes + kHuge - 1) & ~(kHuge - 1);
   void* p = std::aligned_alloc(kHuge, rounded);
   if (!p) throw std::bad_alloc();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-#if !defined(NETASIC_NO_HUGE_PAGES)
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(NETASIC_NO_HUGE_PAGES)
   madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without huge pages the block works the same
-#endif
 #endif
   return p;
 }
 
-void free_huge(void* p, std::size_t) { std::free(p); }
+void free_huge(void* p) { std::free(p); }
 
 }  // namespace netasic

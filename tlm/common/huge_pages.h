@@ -25,6 +25,6 @@ std::string use_huge_pages();
 // Memory for a large, long-lived block (the packet pool's chunks): 2 MiB-aligned and marked for huge
 // pages before it is first touched. Throws std::bad_alloc when none is left. Release with free_huge.
 void* allocate_huge(std::size_t bytes);
-void free_huge(void* p, std::size_t bytes);
+void free_huge(void* p);
 
 }  // namespace netasic

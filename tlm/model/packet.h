@@ -141,7 +141,7 @@ class PacketPool {
   // Chunks come from huge-page memory: packets in flight are touched at random all over the pool.
   void grow() {
     Packet* c = static_cast<Packet*>(allocate_huge(chunk_ * sizeof(Packet)));
-    chunks_.emplace_back(c, ChunkDelete{chunk_});
+    chunks_.emplace_back(c);
     for (std::size_t i = 0; i < chunk_; ++i) {
       new (&c[i]) Packet{};
       c[i].next = free_;
@@ -149,8 +149,7 @@ class PacketPool {
     }
   }
   struct ChunkDelete {
-    std::size_t packets;
-    void operator()(Packet* c) const { free_huge(c, packets * sizeof(Packet)); }  // Packet is trivially destructible
+    void operator()(Packet* c) const { free_huge(c); }  // Packet is trivially destructible
   };
   static_assert(std::is_trivially_destructible_v<Packet>);
   std::size_t chunk_;

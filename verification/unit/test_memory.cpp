@@ -20,7 +20,7 @@ TEST(HugePages, AllocateHugeIsAlignedToTwoMiBAndUsable) {
   std::memset(p, 0xab, bytes);
   EXPECT_EQ(p[0], 0xab);
   EXPECT_EQ(p[bytes - 1], 0xab);
-  free_huge(p, bytes);
+  free_huge(p);
 }
 
 TEST(HugePages, UseHugePagesSaysWhatItDid) {
