@@ -39,8 +39,9 @@ void Fabric::run_due_events() {
     Event e = queue_.pop();
     now_ = e.time;
     // While this event runs, bring in what the next ones will touch, in three steps: the third event
-    // from here gets its target and, for events that carry a packet, the packet's first line; the second asks its target for what lies behind them
-    // (EventTarget::prefetch, step 1); the next one asks for what lies behind that (step 0).
+    // from here gets its target and, for events that carry a packet, the packet's first line; the second
+    // asks its target for what lies behind them (EventTarget::prefetch, step 1); the next one asks for
+    // what lies behind that (step 0).
     if (const Event* next = queue_.peek_ready()) {
       if (const Event* after = queue_.peek_ready(1)) {
         if (const Event* third = queue_.peek_ready(2)) {
