@@ -58,9 +58,10 @@ void Link::receive(std::uint16_t, tlm::tlm_generic_payload& payload, sc_core::sc
     return;
   }
   sc_core::sc_time arrive = delay + hot_.prop_time;
-  if (!hot_.rx) hot_.rx = resolve_receiver(out.operator->());
   hot_.rx(payload, arrive);
 }
+
+void Link::end_of_elaboration() { hot_.rx = resolve_receiver(out.operator->()); }
 
 void Link::credit_underflow(std::uint8_t vc) const {
   throw ModelError(fmt::format("{}: sender committed more than the receiver's buffer on VC {}", name(), vc));

@@ -92,6 +92,8 @@ class Link : public sc_core::sc_module, public EventTarget {
   const LinkConfig& config() const { return config_; }
 
   void on_event(std::uint32_t kind, std::uint64_t data) override;
+  // Bindings are complete: resolves what `out` is bound to (DirectReceiver), once, off the packet path.
+  void end_of_elaboration() override;
   void prefetch(std::uint32_t, std::uint64_t, unsigned step) const override {
     if (step == 1) prefetch_state();
     // A credit arrival wakes the sender: what its retry touches.
@@ -117,7 +119,7 @@ class Link : public sc_core::sc_module, public EventTarget {
   void prefetch_return_slot() const {
     __builtin_prefetch(&hot_.returns[hot_.credit_tail & hot_.credit_mask], 1);
   }
-  // The receiver's per-port state (null until the first packet resolves the receiver).
+  // The receiver's per-port state (null for a target that is not one of the model's ports).
   const void* receiver_hint() const { return hot_.rx.hint; }
   // The interface `in` is bound to: a sender whose socket reaches exactly this calls transmit() directly.
   const tlm::tlm_fw_transport_if<>* target_if() const { return &fw_; }
@@ -174,7 +176,7 @@ class Link : public sc_core::sc_module, public EventTarget {
     std::uint64_t wire_bytes = 0;
     Ps busy_time = 0;
     sc_core::sc_time prop_time;  // prop_ps as an sc_time (the receive path adds it to the delay)
-    DirectReceiver rx;           // what `out` is bound to (resolved at the first packet)
+    DirectReceiver rx;           // what `out` is bound to (resolved at the end of elaboration)
     // The ring's first storage: returns come back about one propagation delay after they are made and an
     // emptied ring restarts at its first entry, so most links never need more than these four, and the
     // ring is then a line of the link's own instead of one elsewhere (grow_returns moves it to returns_).

@@ -413,7 +413,6 @@ void Nic::transmit(Packet* p, Ps start) {
   tx_free_at_ = start + out_link_->serialization(p->size_bytes);
   attach_packet(payload_, p);
   sc_core::sc_time delay = sc_core::sc_time::from_value(start - fabric_.now());
-  if (!out_fw_) out_fw_ = out.operator->();
   if (out_fw_ == out_link_->target_if()) out_link_->transmit(payload_, delay);  // bound to its link
   else out_fw_->b_transport(payload_, delay);
 }

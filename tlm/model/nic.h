@@ -113,6 +113,7 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   std::uint32_t host() const { return host_; }
 
   void on_event(std::uint32_t kind, std::uint64_t data) override;
+  void start_of_simulation() override { out_fw_ = out.operator->(); }  // bindings are complete
   void prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const override;
   void on_credit(std::uint16_t port) override;
 
@@ -159,7 +160,7 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   std::uint32_t host_;
   Link* in_link_ = nullptr;
   Link* out_link_ = nullptr;
-  tlm::tlm_fw_transport_if<>* out_fw_ = nullptr;  // what `out` is bound to (looked up at the first send)
+  tlm::tlm_fw_transport_if<>* out_fw_ = nullptr;  // what `out` is bound to (looked up at the start of simulation)
   tlm::tlm_generic_payload payload_;
   boost::circular_buffer<Packet*> control_;
   std::vector<std::uint32_t> active_;  // flows with packets left to send

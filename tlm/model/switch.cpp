@@ -118,6 +118,15 @@ void Switch::attach(std::uint16_t port, Link* in_link, Link* out_link) {
   }
 }
 
+void Switch::start_of_simulation() {
+  // Every link has resolved its receiver (Link::end_of_elaboration runs before this).
+  for (std::uint16_t o = 0; o < config_.radix; ++o) {
+    if (!out_ports_[o].link) continue;
+    out_ports_[o].fw = out[o]->operator->();
+    port_links_[o].out_rx = out_ports_[o].link->receiver_hint();
+  }
+}
+
 void Switch::receive(std::uint16_t i, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
   Packet* p = packet_of(payload);
   p->in_port = i;
@@ -173,7 +182,6 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
     // the hash picks (the same choice as route() where that choice is a pure function of the packet:
     // ECMP, or any packet other than data), with its VOQ.
     if (const Link* in = port_links_[i].in) in->prefetch_return_slot();
-    const std::uint8_t vc = p->type == PacketType::data ? 1 : 0;
     if (local) {
       __builtin_prefetch(&voqs_[voq_index(i, routing_.host_port(p->dst_host), p->vc)]);
       return;
@@ -185,7 +193,7 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
     if (n == 0) return;
     const std::uint16_t o = n == 1 ? c[0] : c[mix32(p->flow_hash ^ hash_salt_) % n];
     prefetch_output(o, p);
-    __builtin_prefetch(&voqs_[voq_index(i, o, vc)]);
+    __builtin_prefetch(&voqs_[voq_index(i, o, p->type == PacketType::data ? 1 : 0)]);
   } else if (kind == kTxDone) {
     const auto o = static_cast<std::uint16_t>(data);
     const std::size_t base = std::size_t{o} * config_.egress_queues;
@@ -622,10 +630,8 @@ void Switch::send(std::uint16_t o, Packet* p) {
   tlm::tlm_generic_payload& payload = payload_;
   attach_packet(payload, p);
   sc_core::sc_time delay = sc_core::sc_time::from_value(start - now);
-  if (!op.fw) op.fw = out[o]->operator->();
   if (op.fw == link->target_if()) link->transmit(payload, delay);  // bound to its link: no virtual call
   else op.fw->b_transport(payload, delay);
-  if (!port_links_[o].out_rx) port_links_[o].out_rx = link->receiver_hint();
 }
 
 void Switch::fc_frame_in(Packet* p) {

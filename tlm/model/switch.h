@@ -86,6 +86,8 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   std::uint64_t backlog(std::uint16_t port) const { return out_ports_[port].backlog; }
 
   void on_event(std::uint32_t kind, std::uint64_t data) override;
+  // Bindings are complete: looks up what each output is bound to, once, off the packet path.
+  void start_of_simulation() override;
   void prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const override;
   void prefetch_output(std::uint16_t o, const Packet* p) const;  // what a grant to o touches first
   // What a grant at o after a transmission or a credit touches first: step 1 the port and its VOQs of the
@@ -208,7 +210,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   static constexpr std::uint8_t kMaxVcs = 5;
   struct alignas(64) OutPort {
     Link* link = nullptr;
-    // The forward interface bound to out[o], looked up at the first transmission: one pointer beside the
+    // The forward interface bound to out[o], looked up at the start of simulation: one pointer beside the
     // port's state instead of the socket's own (a cache line elsewhere) on every packet.
     tlm::tlm_fw_transport_if<>* fw = nullptr;
     Ps tx_free_at = 0;
@@ -248,8 +250,9 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   std::uint64_t ecn_threshold_;  // config_.ecn_threshold_bytes, kept beside what try_transmit reads anyway
   double internal_ps_per_byte_;
 
-  // Per port, what the prefetch hooks start from: the links on both sides and the receiving port's state
-  // behind the output link (known after its first packet). 24 bytes a port, so a switch's stay in cache.
+  // Per port, what the prefetch hooks start from: the links on both sides (as in in_ports_ and out_ports_,
+  // whose lines the hooks are about to prefetch) and the receiving port's state behind the output link.
+  // 24 bytes a port, so a switch's stay in cache.
   struct PortLinks {
     Link* in = nullptr;
     Link* out = nullptr;

@@ -35,7 +35,6 @@ struct DirectReceiver {
   void* owner = nullptr;
   const void* hint = nullptr;  // the receiver's per-port state (null: nothing to prefetch)
   std::uint16_t port = 0;
-  explicit operator bool() const { return fn != nullptr; }
   void operator()(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) const { fn(owner, port, payload, delay); }
 };
 
