@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Runs the reference scenarios and compares their outputs with the pinned hashes.
+
+Each scenario in verification/reference/scenarios.json is a scenario file plus `--set` overrides, small
+enough that the whole set runs in a minute or two. Its flows.csv, ports.csv and tables.json are hashed
+(SHA-256) and compared with the hashes stored beside it. A change that moves a result on purpose
+regenerates them with --update and says why in its commit message.
+
+  scripts/check_reference.py --netasic build/netasic            # compare (exit 1 on any difference)
+  scripts/check_reference.py --netasic build/netasic --update   # rewrite the stored hashes
+  scripts/check_reference.py --netasic build/netasic --only flowcut-full-switch --keep out/ref
+"""
+import argparse
+import concurrent.futures
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+REFERENCE = os.path.join(ROOT, "verification", "reference", "scenarios.json")
+OUTPUTS = ("flows.csv", "ports.csv", "tables.json")
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def run(netasic, scenario, out_dir):
+    cmd = [netasic, "run"]
+    if scenario.get("config"):
+        cmd.append(os.path.join(ROOT, scenario["config"]))
+    for assignment in scenario.get("set", []):
+        cmd += ["--set", assignment]
+    cmd += ["--out", out_dir, "--quiet"]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        return None, f"exit {proc.returncode}: {' '.join(cmd)}\n{proc.stderr.strip()}"
+    return {name: sha256(os.path.join(out_dir, name)) for name in OUTPUTS}, None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--netasic", required=True, help="the netasic binary to run")
+    ap.add_argument("--update", action="store_true", help="store the hashes this binary produces")
+    ap.add_argument("--only", action="append", default=[], help="run only this scenario (repeatable)")
+    ap.add_argument("--keep", help="keep each scenario's outputs under this directory")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    args = ap.parse_args()
+
+    with open(REFERENCE) as f:
+        reference = json.load(f)
+    scenarios = reference["scenarios"]
+    names = [s["name"] for s in scenarios]
+    for name in args.only:
+        if name not in names:
+            print(f"check_reference: no scenario '{name}' in {REFERENCE}; known: {', '.join(names)}", file=sys.stderr)
+            return 2
+    chosen = [s for s in scenarios if not args.only or s["name"] in args.only]
+
+    work = tempfile.mkdtemp(prefix="netasic-ref-")
+    try:
+        def one(s):
+            out = os.path.join(args.keep, s["name"]) if args.keep else os.path.join(work, s["name"])
+            os.makedirs(out, exist_ok=True)
+            return s, run(args.netasic, s, out)
+
+        failures = 0
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            for s, (hashes, error) in pool.map(one, chosen):
+                if error:
+                    print(f"FAIL {s['name']}: {error}")
+                    failures += 1
+                    continue
+                if args.update:
+                    s["hashes"] = hashes
+                    print(f"stored {s['name']}")
+                    continue
+                stored = s.get("hashes", {})
+                moved = [n for n in OUTPUTS if stored.get(n) != hashes[n]]
+                if moved:
+                    failures += 1
+                    print(f"FAIL {s['name']}: {', '.join(moved)} differ from the stored hashes")
+                    for n in moved:
+                        print(f"       {n}: stored {stored.get(n, '(none)')[:16]}, now {hashes[n][:16]}")
+                else:
+                    print(f"ok   {s['name']}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    if args.update:
+        if failures:
+            print(f"check_reference: {failures} scenario(s) failed to run; nothing stored", file=sys.stderr)
+            return 1
+        with open(REFERENCE, "w") as f:
+            json.dump(reference, f, indent=2)
+            f.write("\n")
+        print(f"check_reference: {len(chosen)} scenario(s) stored in {os.path.relpath(REFERENCE, ROOT)}")
+        return 0
+    print(f"{len(chosen) - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
