@@ -217,18 +217,22 @@ void Simulation::elaborate() {
   for (const auto& l : t.links) can_lose = can_lose || l.error_rate > 0;
   nic_config_.rto_ps = can_lose ? static_cast<Ps>(s.number("nic.rto_us") * kPsPerUs) : 0;
   if (policy == RoutingPolicy::flowcut) nic_config_.flowcut = &flowcut_;
-  nic_config_.go_back_n = s.string("nic.transport") == "gbn";
-  nic_config_.selective_repeat = s.string("nic.transport") == "sr";
+  {
+    const std::string& t = s.string("nic.transport");
+    nic_config_.transport = t == "gbn"      ? TransportKind::go_back_n
+                            : t == "sr"      ? TransportKind::selective_repeat
+                            : t == "reorder" ? TransportKind::reorder
+                                             : TransportKind::basic;
+  }
   nic_config_.sr_dupthresh = static_cast<std::uint32_t>(s.integer("nic.sr.dupthresh"));
   nic_config_.sr_sack_blocks = static_cast<std::uint32_t>(s.integer("nic.sr.sack_blocks"));
-  nic_config_.dctcp = s.string("nic.cc") == "dctcp";
+  nic_config_.cc = s.string("nic.cc") == "dctcp" ? CongestionControlKind::dctcp : CongestionControlKind::none;
   nic_config_.dctcp_config.g = s.number("nic.dctcp.g");
   nic_config_.dctcp_config.mss = nic_config_.mtu_bytes;
   nic_config_.dctcp_config.initial_window = static_cast<std::uint64_t>(s.integer("nic.dctcp.initial_window_bytes"));
   nic_config_.dctcp_config.max_window = nic_config_.window_bytes;
   nic_config_.dctcp_config.slow_start = s.string("nic.dctcp.slow_start") == "on";
-  if (s.string("nic.transport") == "reorder") {
-    nic_config_.reorder = true;
+  if (nic_config_.transport == TransportKind::reorder) {
     const auto unit = static_cast<std::uint32_t>(s.integer("nic.reorder.unit_bytes"));
     const auto buffer = static_cast<std::uint64_t>(s.integer("nic.reorder.buffer_bytes"));
     const auto pool = static_cast<std::uint64_t>(s.integer("nic.reorder.pool_bytes"));
@@ -272,7 +276,7 @@ void Simulation::elaborate() {
   if (rx_buf < max_packet)
     throw InputError(fmt::format("nic.rx_buffer_bytes = {} cannot hold one packet of {} bytes", rx_buf, max_packet));
   const std::uint32_t max_ack =
-      nic_config_.ack_bytes + (nic_config_.selective_repeat ? 8 * nic_config_.sr_sack_blocks : 0);  // SACK ranges
+      nic_config_.ack_bytes + ((nic_config_.transport == TransportKind::selective_repeat) ? 8 * nic_config_.sr_sack_blocks : 0);  // SACK ranges
   if (ctl_buf < max_ack)
     throw InputError(fmt::format("switch.control_buffer_bytes = {} cannot hold one ACK of {} bytes (nic.ack_bytes "
                                  "plus the SACK ranges)",
@@ -588,14 +592,14 @@ nlohmann::json Simulation::summary() const {
   j["packets"]["timeouts"] = timeouts;
   j["packets"]["app_out_of_order"] = n.app_out_of_order;
   j["packets"]["spurious_retransmissions"] = n.spurious_resends;
-  if (nic_config_.go_back_n) {
+  if (nic_config_.transport == TransportKind::go_back_n) {
     j["go_back_n"] = {{"receiver_drops", n.receiver_drops},
                       {"nacks", n.nacks_sent},
                       {"retransmitted_bytes", n.resent_bytes},
                       {"spurious_retransmissions", n.spurious_resends},
                       {"waste_fraction", waste_fraction}};
   }
-  if (nic_config_.selective_repeat) {
+  if ((nic_config_.transport == TransportKind::selective_repeat)) {
     std::uint64_t max_ranges = 0;
     for (const Flow& f : flows_.flows())
       if (f.sr_rx) max_ranges = std::max<std::uint64_t>(max_ranges, f.sr_rx->max_ranges());
@@ -610,7 +614,7 @@ nlohmann::json Simulation::summary() const {
                              {"spurious_retransmissions", n.spurious_resends},
                              {"waste_fraction", waste_fraction}};
   }
-  if (nic_config_.reorder) {
+  if (nic_config_.transport == TransportKind::reorder) {
     std::uint64_t mbs = 0, mms = 0, rejections = 0;
     std::vector<std::uint64_t> hist(16, 0);
     for (const auto& nic : nics_) {
@@ -636,8 +640,8 @@ nlohmann::json Simulation::summary() const {
   std::uint64_t ce_marks = 0;
   for (const auto& sw : switches_) ce_marks += sw->counters().ce_marked;
   const auto ecn_threshold = scenario_.integer("switch.ecn_threshold_bytes");
-  if (ecn_threshold > 0 || nic_config_.dctcp) j["ecn"] = {{"threshold_bytes", ecn_threshold}, {"ce_marks", ce_marks}};
-  if (nic_config_.dctcp) {
+  if (ecn_threshold > 0 || nic_config_.cc == CongestionControlKind::dctcp) j["ecn"] = {{"threshold_bytes", ecn_threshold}, {"ce_marks", ce_marks}};
+  if (nic_config_.cc == CongestionControlKind::dctcp) {
     std::uint64_t cuts = 0, windows = 0, senders = 0;
     double alpha_sum = 0, alpha_final_max = 0, alpha_max = 0, window_sum = 0;
     std::uint64_t min_window = std::numeric_limits<std::uint64_t>::max();

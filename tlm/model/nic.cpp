@@ -56,8 +56,8 @@ void Nic::add_flow(std::uint32_t flow_id) {
   f.packets = static_cast<std::uint32_t>((f.size_bytes + config_.mtu_bytes - 1) / config_.mtu_bytes);
   f.acked.assign(f.packets, false);
   f.received.assign(f.packets, false);
-  if (config_.selective_repeat) f.sr_tx = std::make_unique<SrSender>(f.packets, config_.sr_dupthresh);
-  if (config_.dctcp) f.cc = std::make_unique<Dctcp>(config_.dctcp_config);
+  if (config_.transport == TransportKind::selective_repeat) f.sr_tx = std::make_unique<SrSender>(f.packets, config_.sr_dupthresh);
+  if (config_.cc == CongestionControlKind::dctcp) f.cc = std::make_unique<Dctcp>(config_.dctcp_config);
   fabric_.schedule(f.start, this, kFlowStart, flow_id);
 }
 
@@ -87,7 +87,7 @@ void Nic::complete_if_delivered(Flow& f) {
 
 void Nic::add_incoming_flow(std::uint32_t flow_id) {
   Flow& f = flows_[flow_id];
-  if (config_.reorder && config_.pair_connections) {
+  if (config_.transport == TransportKind::reorder && config_.pair_connections) {
     if (pair_of_src_.size() <= f.src) pair_of_src_.resize(f.src + 1, 0xffffffffu);
     if (pair_of_src_[f.src] == 0xffffffffu) {
       pair_of_src_[f.src] = incoming_++;
@@ -98,11 +98,11 @@ void Nic::add_incoming_flow(std::uint32_t flow_id) {
   } else {
     f.connection = incoming_++;
   }
-  if (config_.selective_repeat) f.sr_rx = std::make_unique<SackReceiver>();
+  if (config_.transport == TransportKind::selective_repeat) f.sr_rx = std::make_unique<SackReceiver>();
 }
 
 void Nic::finish_setup() {
-  if (!config_.reorder) return;
+  if (config_.transport != TransportKind::reorder) return;
   ReorderBufferConfig c = config_.reorder_buffer;
   c.connections = std::max<std::uint32_t>(1, incoming_);
   if (c.memory == ReorderMemory::dynamic_pool)  // a pool larger than every connection at its cap is never used
@@ -222,11 +222,11 @@ void Nic::receive_data(Packet* p) {
     reorder_receive(f, p);
     return;
   }
-  if (config_.selective_repeat) {
+  if (config_.transport == TransportKind::selective_repeat) {
     sr_receive(f, p);
     return;
   }
-  if (config_.go_back_n) {
+  if (config_.transport == TransportKind::go_back_n) {
     gbn_receive(f, p);
     return;
   }
@@ -284,9 +284,9 @@ void Nic::receive_data(Packet* p) {
 
 void Nic::receive_ack(Packet* p) {
   Flow& f = flows_[p->flow];
-  if (config_.selective_repeat) sr_source_ack(f, p);
-  else if (config_.go_back_n) gbn_source_ack(f, p);
-  else if (config_.reorder) reorder_source_ack(f, p);
+  if (config_.transport == TransportKind::selective_repeat) sr_source_ack(f, p);
+  else if (config_.transport == TransportKind::go_back_n) gbn_source_ack(f, p);
+  else if (config_.transport == TransportKind::reorder) reorder_source_ack(f, p);
   else basic_source_ack(f, p);
   if (f.cc) cc_on_ack(f, p);
   fabric_.pool().put(p);
@@ -760,7 +760,7 @@ void Nic::reorder_source_ack(Flow& f, const Packet* p) {
 }
 
 bool Nic::injection_allows(Flow& f) {
-  if (!config_.reorder || !f.injection_limited) return true;
+  if (config_.transport != TransportKind::reorder || !f.injection_limited) return true;
   // Pair connections: injection state is kept per message, but ACKs come for whichever message of the pair
   // the destination is delivering. The packet the destination expects (this message's first unacknowledged
   // one, every earlier message of the pair acknowledged) always finds room, so it may always go; without

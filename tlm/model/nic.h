@@ -27,6 +27,11 @@
 
 namespace netasic {
 
+// The end-to-end transport every flow of the run uses (nic.transport), and the congestion control its
+// source runs (nic.cc).
+enum class TransportKind : std::uint8_t { basic, reorder, go_back_n, selective_repeat };
+enum class CongestionControlKind : std::uint8_t { none, dctcp };
+
 struct NicConfig {
   std::uint32_t mtu_bytes = 4096;    // payload per packet
   std::uint32_t header_bytes = 64;   // per data packet
@@ -36,9 +41,8 @@ struct NicConfig {
   Ps rto_ps = 0;                     // 0 = no retransmission timer (lossless fabrics)
   std::uint32_t control_queue_packets = 1024;
   const FlowcutParams* flowcut = nullptr;  // set with routing.policy flowcut (any variant)
+  TransportKind transport = TransportKind::basic;
   // Reorder transport (nic.transport = reorder).
-  bool reorder = false;
-  bool go_back_n = false;  // nic.transport = gbn
   ReorderBufferConfig reorder_buffer{};    // connections = flows into this NIC (set per NIC)
   std::uint32_t reorder_unit_bytes = 256;
   enum class Injection { unlimited, adap_li, adap_lw } injection = Injection::adap_li;
@@ -46,11 +50,10 @@ struct NicConfig {
   // with every message of the pair in one sequence space, sent in start order (the paper's connections).
   bool pair_connections = false;
   // Selective repeat with direct data placement (nic.transport = sr).
-  bool selective_repeat = false;
   std::uint32_t sr_dupthresh = 3;    // packets sent later and acknowledged before a hole is presumed lost
   std::uint32_t sr_sack_blocks = 3;  // ranges per SACK (at most Packet::kMaxSackBlocks)
   // Congestion control (nic.cc = dctcp): data packets carry ECT, the source keeps a window per flow.
-  bool dctcp = false;
+  CongestionControlKind cc = CongestionControlKind::none;
   DctcpConfig dctcp_config{};
 };
 
