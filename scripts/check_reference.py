@@ -2,8 +2,9 @@
 """Runs the reference scenarios and compares their outputs with the pinned hashes.
 
 Each scenario in verification/reference/scenarios.json is a scenario file plus `--set` overrides, small
-enough that the whole set runs in a minute or two. Its flows.csv, ports.csv and tables.json are hashed
-(SHA-256) and compared with the hashes stored beside it. A change that moves a result on purpose
+enough that the whole set runs in seconds. Its flows.csv, ports.csv and tables.json are hashed (SHA-256),
+and so is summary.json without its wall-clock figures and resolved scenario; each hash is compared with
+the one stored beside it. A change that moves a result on purpose
 regenerates them with --update and says why in its commit message.
 
   scripts/check_reference.py --netasic build/netasic            # compare (exit 1 on any difference)
@@ -23,11 +24,21 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 REFERENCE = os.path.join(ROOT, "verification", "reference", "scenarios.json")
-OUTPUTS = ("flows.csv", "ports.csv", "tables.json")
+OUTPUTS = ("flows.csv", "ports.csv", "tables.json", "summary.json")
+# summary.json is hashed in a canonical form without what legitimately differs between identical runs (wall
+# time, speed) and without the resolved scenario (a new key with its default must not move every hash).
+SUMMARY_VOLATILE = ("wall_seconds", "packet_hops_per_second", "scenario")
 
 
 def sha256(path):
     h = hashlib.sha256()
+    if path.endswith("summary.json"):
+        with open(path) as f:
+            summary = json.load(f)
+        for key in SUMMARY_VOLATILE:
+            summary.pop(key, None)
+        h.update(json.dumps(summary, sort_keys=True).encode())
+        return h.hexdigest()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
