@@ -5,14 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <array>
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "verification/common/run_helpers.h"
 
@@ -21,6 +14,7 @@ namespace {
 
 using nlohmann::json;
 using test::run;
+using test::run_process;
 using test::scenario;
 
 const std::string kIncastLossy = std::string(NETASIC_SOURCE_DIR) + "/configs/incast-lossy.yaml";
@@ -31,22 +25,6 @@ Scenario from_file(const std::string& path, std::initializer_list<std::string> e
   s.load_yaml_file(path);
   for (const auto& a : extra) s.set_assignment(a);
   return s;
-}
-
-// Runs `netasic run <args>` in its own process and returns its summary.json.
-json run_process(const std::string& name, const std::string& args) {
-  const auto dir = std::filesystem::temp_directory_path() / ("netasic-transport-" + std::to_string(getpid()) + "-" + name);
-  const std::string cmd = std::string(NETASIC_BINARY) + " run " + args + " --quiet --out " + dir.string() + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  const int raw = pclose(pipe);
-  EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << cmd << "\n" << out;
-  std::ifstream in(dir / "summary.json");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return json::parse(ss.str());
 }
 
 std::uint64_t u(const json& j) { return j.get<std::uint64_t>(); }
