@@ -106,9 +106,15 @@ TEST(FlowcutOverflow, HoldPolicyKeepsOrderWithAFullTable) {
 }
 
 TEST(FlowcutOverflow, NicOnlyTableOverflowKeepsOrder) {
+  // The NIC table holds the flows its host sends: all-to-all on k=4 gives each NIC 15, which fit in 16
+  // entries; on k=6 each NIC sends 53.
   auto sim = run(overflowing({"flowcut.overflow=untracked", "flowcut.variant=nic_only", "flowcut.table.entries=16",
-                              "workload.size_bytes=262144", "nic.window_bytes=0"}));
+                              "workload.size_bytes=262144", "nic.window_bytes=0", "topology.fat_tree.k=6"}));
   expect_in_order(*sim);
+  const auto t = sim->summary()["flowcut"]["table"];
+  EXPECT_GT(t["overflows"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(t["untracked_packets"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(t["high_water"].get<std::uint64_t>(), 16u);
 }
 
 TEST(FlowcutStress, DrainStormKeepsOrder) {
