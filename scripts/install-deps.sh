@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config
   libsystemc-dev libboost-dev libgtest-dev libgmock-dev
   verilator yosys
-  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libbenchmark-dev
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libsqlite3-dev python3 python3-matplotlib jq
   slurm-wlm munge
 )

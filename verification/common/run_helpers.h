@@ -1,6 +1,8 @@
 // Helpers for tests that run the model in-process (one Simulation per test process).
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -24,5 +26,14 @@ inline std::unique_ptr<Simulation> run(const Scenario& s) {
 
 // Writes `text` to a file under the test's temporary directory and returns its path.
 std::string write_temp(const std::string& name, const std::string& text);
+
+// Writes the keys of `s` that are not at their default to a YAML scenario file under the test's temporary
+// directory and returns its path: the same scenario for a second run in its own process.
+std::string write_scenario(const std::string& name, const Scenario& s);
+
+// Runs `netasic run <args>` in its own process and returns its summary.json; a failed run fails the
+// calling test. SystemC allows one simulation per process, so a test comparing two runs starts the second
+// (or both) this way.
+nlohmann::json run_process(const std::string& name, const std::string& args);
 
 }  // namespace netasic::test

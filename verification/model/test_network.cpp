@@ -120,6 +120,7 @@ TEST(NetworkUpDown, LoadedTorusCompletesUnderSpraying) {
                                        "workload.size_bytes=16384"}));
   ASSERT_TRUE(sim->all_flows_completed());
   EXPECT_EQ(sim->summary()["bytes"]["injected"], sim->summary()["bytes"]["delivered"]);
+  EXPECT_GT(sim->summary()["packets"]["out_of_order"].get<std::uint64_t>(), 0u);  // packets took several paths
 }
 
 // Issue 5's network: a random irregular network of 8-port switches with 4 hosts each, adaptive up*/down*,
