@@ -113,7 +113,7 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   void finish_setup() { transport_->finish_setup(); }
   const Transport& transport() const { return *transport_; }
   const ReorderBuffer* reorder_buffer() const { return transport_->reorder_buffer(); }
-  const std::vector<std::uint64_t>& reorder_histogram() const { return *transport_->reorder_histogram(); }
+  const std::vector<std::uint64_t>& reorder_histogram() const { return transport_->reorder_histogram(); }
 
   const NicCounters& counters() const { return counters_; }
   const FlowcutTableIf* flowcut_table() const { return fc_table_.get(); }

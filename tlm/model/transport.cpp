@@ -95,6 +95,11 @@ bool Transport::window_allows(const Flow& f, std::uint32_t payload) const {
 
 std::string Transport::sender_detail(const Flow&) const { return {}; }
 
+const std::vector<std::uint64_t>& Transport::reorder_histogram() const {
+  static const std::vector<std::uint64_t> kNone;
+  return kNone;
+}
+
 namespace {
 struct Registered {
   TransportKind kind;

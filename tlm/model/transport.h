@@ -105,7 +105,7 @@ class Transport {
 
   // Reporting.
   virtual const ReorderBuffer* reorder_buffer() const { return nullptr; }
-  virtual const std::vector<std::uint64_t>* reorder_histogram() const { return nullptr; }
+  virtual const std::vector<std::uint64_t>& reorder_histogram() const;  // empty but for the reorder transport
   virtual const SackReceiver* sack_receiver(const Flow&) const { return nullptr; }
   virtual std::string sender_detail(const Flow& f) const;  // an unfinished flow's sender state
 

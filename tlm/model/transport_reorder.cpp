@@ -44,7 +44,7 @@ class ReorderTransport final : public Transport {
     f.inflight_bytes += c.payload;
   }
   const ReorderBuffer* reorder_buffer() const override { return rb_.get(); }
-  const std::vector<std::uint64_t>* reorder_histogram() const override { return &histogram_; }
+  const std::vector<std::uint64_t>& reorder_histogram() const override { return histogram_; }
   std::string sender_detail(const Flow& f) const override {
     const Sender& s = tx_[f.tx_slot];
     return fmt::format(" (in order below {}), {} to resend, injection {}", s.acked_upto, s.resend.size(),
