@@ -1,7 +1,5 @@
 #include "tlm/model/nic.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 
 #include "tlm/common/error.h"

@@ -107,7 +107,8 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   void attach(Link* in_link, Link* out_link);
   // Registers a flow this NIC sends; it starts at flow.start.
   void add_flow(std::uint32_t flow_id);
-  // Registers a flow this NIC receives (the reorder transport gives it a rearrange connection).
+  // Registers a flow this NIC receives, after its source registered it (the reorder transport gives it a
+  // rearrange connection).
   void add_incoming_flow(std::uint32_t flow_id);
   // Completes the transport's setup once every flow is known (the reorder transport's rearrange buffer).
   void finish_setup() { transport_->finish_setup(); }
