@@ -1,5 +1,7 @@
 #include "tlm/model/congestion_control.h"
 
+#include <array>
+
 #include "tlm/model/nic.h"
 
 namespace netasic {
@@ -40,11 +42,23 @@ void DctcpControl::on_ack(const Flow& f, const Packet* p, std::uint32_t una) {
   s.window.on_ack(acked, rx, ce, una, f.sent_high);
 }
 
+namespace {
+std::unique_ptr<CongestionControl> make_dctcp(const NicConfig& config, NicCounters& counters) {
+  return std::make_unique<DctcpControl>(config, counters);
+}
+struct Registered {
+  CongestionControlKind kind;
+  std::unique_ptr<CongestionControl> (*make)(const NicConfig&, NicCounters&);
+};
+// nic.cc = none has no entry: no controller.
+constexpr std::array<Registered, 1> kControllers{{
+    {CongestionControlKind::dctcp, make_dctcp},
+}};
+}  // namespace
+
 std::unique_ptr<CongestionControl> make_congestion_control(const NicConfig& config, NicCounters& counters) {
-  switch (config.cc) {
-    case CongestionControlKind::none: return nullptr;
-    case CongestionControlKind::dctcp: return std::make_unique<DctcpControl>(config, counters);
-  }
+  for (const Registered& r : kControllers)
+    if (r.kind == config.cc) return r.make(config, counters);
   return nullptr;
 }
 
