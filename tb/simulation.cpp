@@ -602,7 +602,8 @@ nlohmann::json Simulation::summary() const {
   if ((nic_config_.transport == TransportKind::selective_repeat)) {
     std::uint64_t max_ranges = 0;
     for (const Flow& f : flows_.flows())
-      if (f.sr_rx) max_ranges = std::max<std::uint64_t>(max_ranges, f.sr_rx->max_ranges());
+      if (const SackReceiver* rx = nics_[f.dst]->transport().sack_receiver(f))
+        max_ranges = std::max<std::uint64_t>(max_ranges, rx->max_ranges());
     j["selective_repeat"] = {{"dupthresh", nic_config_.sr_dupthresh},
                              {"sack_blocks", nic_config_.sr_sack_blocks},
                              {"sacks", n.sacks_sent},
@@ -646,15 +647,17 @@ nlohmann::json Simulation::summary() const {
     double alpha_sum = 0, alpha_final_max = 0, alpha_max = 0, window_sum = 0;
     std::uint64_t min_window = std::numeric_limits<std::uint64_t>::max();
     for (const Flow& f : flows_.flows()) {
-      if (!f.cc) continue;
+      const CongestionControl* control = nics_[f.src]->transport().congestion_control();
+      const Dctcp* cc = control ? control->dctcp(f) : nullptr;
+      if (!cc) continue;
       ++senders;
-      cuts += f.cc->cuts();
-      windows += f.cc->windows();
-      alpha_sum += f.cc->alpha();
-      alpha_final_max = std::max(alpha_final_max, f.cc->alpha());
-      alpha_max = std::max(alpha_max, f.cc->max_alpha());
-      window_sum += static_cast<double>(f.cc->window());
-      min_window = std::min(min_window, f.cc->min_window());
+      cuts += cc->cuts();
+      windows += cc->windows();
+      alpha_sum += cc->alpha();
+      alpha_final_max = std::max(alpha_final_max, cc->alpha());
+      alpha_max = std::max(alpha_max, cc->max_alpha());
+      window_sum += static_cast<double>(cc->window());
+      min_window = std::min(min_window, cc->min_window());
     }
     const double k = senders ? static_cast<double>(senders) : 1.0;
     j["congestion_control"] = {{"type", "dctcp"},
@@ -862,10 +865,10 @@ std::string Simulation::incomplete_report(std::size_t max) const {
       out += "  ...\n";
       break;
     }
-    out += fmt::format("  flow {} host {} -> {}: {} packets; sender next {} acked {} (in order below {}), in flight {} B, "
-                       "{} to resend, injection {}{}; receiver expects {}, delivered {} B\n",
-                       f.id, f.src, f.dst, f.packets, f.next_psn, f.acked_count, f.acked_upto, f.inflight_bytes,
-                       f.resend.size(), f.injection_limited ? "limited" : "unlimited",
+    out += fmt::format("  flow {} host {} -> {}: {} packets; sender next {} acked {}{}, in flight {} B{}; "
+                       "receiver expects {}, delivered {} B\n",
+                       f.id, f.src, f.dst, f.packets, f.next_psn, f.acked_count,
+                       nics_[f.src]->transport().sender_detail(f), f.inflight_bytes,
                        f.paused_since != kNever ? ", paused" : "", f.expected_psn, f.delivered_bytes);
   }
   return out;

@@ -3,17 +3,17 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
-#include <set>
 #include <vector>
 
-#include "tlm/blocks/dctcp.h"
-#include "tlm/blocks/selective_repeat.h"
 #include "tlm/common/flow_key.h"
 #include "tlm/common/units.h"
 
 namespace netasic {
 
+// The part of a flow every transport shares: identity, the sender's progress, the receiver's delivery and
+// ordering statistics, and the per-flow statistics of flows.csv. What a transport keeps beyond this (acked
+// bitmaps, resend sets, scoreboards, rearrange connection, injection state, congestion window) lives in
+// the transport of the flow's source or destination NIC, at the flow's slot there (tlm/model/transport.h).
 struct Flow {
   std::uint32_t id = 0;
   std::uint32_t src = 0, dst = 0;  // host indices
@@ -23,20 +23,20 @@ struct Flow {
   FlowKey key;
   std::uint32_t hash = 0;
   std::uint32_t packets = 0;  // number of MTU packets
+  std::uint32_t tx_slot = 0xffffffffu;  // the flow's index in its source NIC's transport state
+  std::uint32_t rx_slot = 0xffffffffu;  // the flow's index in its destination NIC's transport state
 
   // Sender.
-  std::uint32_t next_psn = 0;       // next packet to (re)send
+  std::uint32_t next_psn = 0;       // next new packet to send (moves back after a rewind)
   std::uint32_t sent_high = 0;      // one past the highest PSN ever sent
   std::uint32_t acked_count = 0;
   std::uint64_t inflight_bytes = 0;
   Ps last_ack = 0;
   bool rto_armed = false;
   bool sender_done = false;
-  std::vector<bool> acked;
 
   // Receiver.
-  std::uint32_t expected_psn = 0;
-  std::vector<bool> received;
+  std::uint32_t expected_psn = 0;    // every PSN below is delivered in order
   std::uint64_t delivered_bytes = 0;
   std::uint64_t ooo_packets = 0;
   std::uint64_t late_packets = 0;    // arrived after a higher PSN of the flow
@@ -45,33 +45,6 @@ struct Flow {
   std::uint64_t duplicates = 0;
   Ps finish = kNever;
   bool done() const { return finish != kNever; }
-
-  // Reorder transport (rearrange buffer with ACK/NACK). Source: cumulative ACK point, packets to resend
-  // (NACKed), injection mode; receiver: what the application saw.
-  std::uint32_t acked_upto = 0;           // every PSN below is acknowledged
-  std::set<std::uint32_t> resend;         // NACKed PSNs, lowest first (the one the destination waits for)
-  std::uint8_t injection_limited = 0;     // 1 after a rejection, until every rejected PSN is acknowledged
-  std::uint32_t rejected_max = 0;         // highest rejected PSN + 1
-  std::uint32_t li_credits = 0;           // Adap-LI: packets that may be injected while limited
-  std::uint32_t app_next = 0;             // next PSN the application expects
-  std::uint64_t app_out_of_order = 0;     // deliveries to the application out of sequence (must stay 0)
-  std::uint32_t connection = 0xffffffffu;  // the destination NIC's rearrange connection
-  std::uint64_t seq_base = 0;              // pair connections: the connection's sequence position of PSN 0
-  std::uint32_t pair_prev = 0xffffffffu;   // pair connections: the pair's previous message (sent first)
-  std::uint32_t gbn_nacked = 0xffffffffu;  // go-back-N receiver: the expected PSN already NACKed
-
-  // Selective repeat (nic.transport = sr): the source's retransmission scoreboard, the destination's
-  // placement scoreboard.
-  std::unique_ptr<SrSender> sr_tx;
-  std::unique_ptr<SackReceiver> sr_rx;
-
-  // Congestion control (nic.cc = dctcp). Source: the window, the receiver's counts last seen, and the
-  // acknowledged packets already fed to the window. Destination: the counts it echoes.
-  std::unique_ptr<Dctcp> cc;
-  std::uint32_t seen_rx_bytes = 0, seen_ce_bytes = 0;  // modulo 2^32, as echoed
-  std::uint32_t cc_acked_seen = 0;
-  std::uint64_t rx_bytes = 0, rx_ce_bytes = 0;  // data payload received (every arrival), and with CE
-  std::uint64_t echoed_ce_bytes = 0;            // CE count at the previous echo (ECE when it moved)
 
   // Routing events reported per flow (path changes: a later packet left on a new path).
   std::uint64_t path_changes = 0;

@@ -1,9 +1,12 @@
 // A NIC ASIC: splits messages into MTU packets with per-flow PSNs, injects at line rate round-robin over
-// its flows within a per-flow window of bytes in flight, ACKs every data packet it receives, checks order
-// (a packet whose PSN is not the expected one is out of order; its out-of-order degree is
-// |PSN - expected|, as the Flowcut paper defines OOD), and completes a flow when its last byte is
-// delivered in order. On lossy fabrics a flow that stops receiving ACKs for `rto_ps` goes back to its
-// first unacknowledged packet (go-back-N), so nothing is lost silently.
+// its flows within a per-flow window of bytes in flight, and completes a flow when its last byte is
+// delivered in order (a packet whose PSN is not the expected one is out of order; its out-of-order degree
+// is |PSN - expected|, as the Flowcut paper defines OOD). The NIC is a shell around its end-to-end
+// transport (tlm/model/transport.h: basic, go-back-N, selective repeat, reorder engine), which decides
+// what a flow sends next and what a data packet, an ACK/NACK or a timeout does; the NIC keeps timing, its
+// links, the control queue, the round-robin, packet building, and FGFC/PAUSE reception (Flowcut's part in
+// nic_flowcut.cpp). On lossy fabrics a flow that stops receiving ACKs for `rto_ps` asks its transport to
+// recover, so nothing is lost silently.
 #pragma once
 
 #include <systemc>
@@ -18,19 +21,21 @@
 #include "tlm/blocks/fgfc.h"
 #include "tlm/blocks/flowcut_table.h"
 #include "tlm/blocks/reorder_buffer.h"
+#include "tlm/blocks/selective_repeat.h"
 #include "tlm/common/rng.h"
 #include "tlm/model/fabric.h"
 #include "tlm/model/flowcut.h"
 #include "tlm/model/flow.h"
 #include "tlm/model/link.h"
 #include "tlm/model/tlm_ports.h"
+#include "tlm/model/transport.h"
 
 namespace netasic {
 
 // The end-to-end transport every flow of the run uses (nic.transport), and the congestion control its
 // source runs (nic.cc).
+// (CongestionControlKind: tlm/model/congestion_control.h.)
 enum class TransportKind : std::uint8_t { basic, reorder, go_back_n, selective_repeat };
-enum class CongestionControlKind : std::uint8_t { none, dctcp };
 
 struct NicConfig {
   std::uint32_t mtu_bytes = 4096;    // payload per packet
@@ -102,12 +107,14 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   void attach(Link* in_link, Link* out_link);
   // Registers a flow this NIC sends; it starts at flow.start.
   void add_flow(std::uint32_t flow_id);
-  // Registers a flow this NIC receives (the reorder transport gives it a rearrange connection).
+  // Registers a flow this NIC receives, after its source registered it (the reorder transport gives it a
+  // rearrange connection).
   void add_incoming_flow(std::uint32_t flow_id);
-  // Builds the rearrange buffer once every incoming flow is known.
-  void finish_setup();
-  const ReorderBuffer* reorder_buffer() const { return rb_.get(); }
-  const std::vector<std::uint64_t>& reorder_histogram() const { return rb_histogram_; }
+  // Completes the transport's setup once every flow is known (the reorder transport's rearrange buffer).
+  void finish_setup() { transport_->finish_setup(); }
+  const Transport& transport() const { return *transport_; }
+  const ReorderBuffer* reorder_buffer() const { return transport_->reorder_buffer(); }
+  const std::vector<std::uint64_t>& reorder_histogram() const { return transport_->reorder_histogram(); }
 
   const NicCounters& counters() const { return counters_; }
   const FlowcutTableIf* flowcut_table() const { return fc_table_.get(); }
@@ -121,6 +128,7 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   void on_credit(std::uint16_t port) override;
 
  private:
+  enum Event : std::uint32_t { kFlowStart = 1, kTxDone = 2, kReceive = 3, kTimeout = 4, kFgfcExpire = 5 };
   friend class PortTarget<Nic>;
   void receive(std::uint16_t, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
   const void* rx_hint(std::uint16_t) const { return &config_.latency_ps; }
@@ -132,25 +140,13 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   void try_send();
   void transmit(Packet* p, Ps start);
   Packet* next_data_packet();
+  Packet* build_data_packet(Flow& f, const SendChoice& c);
   void arm_timer(Flow& f, Ps at);
   void on_timeout(std::uint32_t flow_id);
-  void receive_fgfc(Packet* p);
   void receive_pause(Packet* p);
-  std::uint32_t payload_of(const Flow& f, std::uint32_t psn) const;  // only the last packet is short
-  void complete_if_delivered(Flow& f);
-  void deliver_to_application(Flow& f, std::uint32_t psn);  // in-sequence check, delivered-byte counts  // records the finish when the last byte is delivered in order
-  void reorder_receive(Flow& f, Packet* p);
-  void gbn_receive(Flow& f, Packet* p);
-  void gbn_source_ack(Flow& f, const Packet* p);
-  void reorder_source_ack(Flow& f, const Packet* p);
-  void send_control(Packet* reuse, Flow& f, PacketType type, std::uint32_t sn);
-  void basic_source_ack(Flow& f, const Packet* p);
-  void sr_receive(Flow& f, Packet* p);
-  void sr_source_ack(Flow& f, const Packet* p);
-  void sr_timeout(Flow& f);
-  void echo_ecn(Flow& f, Packet* ack);       // receiver: the ECN counts onto an ACK/NACK
-  void cc_on_ack(Flow& f, const Packet* p);  // source: the congestion window learns from an ACK/NACK
-  bool injection_allows(Flow& f);
+  // Flowcut at the source NIC (nic_flowcut.cpp).
+  void receive_fgfc(Packet* p);
+  void fgfc_expire(Flow& f);
   bool may_send(Flow& f, std::uint32_t payload);  // FGFC pause / credit, NIC-only drain and hold
   void resume(Flow& f, bool timeout);
   void nic_flowcut_send(Flow& f, Packet* p);
@@ -173,8 +169,8 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   NicCounters counters_;
   // Flowcut: the FGFC paused-flow cache (switch variants), or the flow table (NIC-only variant).
   std::unique_ptr<FgfcCache> fgfc_cache_;
-  std::vector<std::uint64_t> class_paused_until_;
-  std::array<bool, 8> pfc_paused_{};  // per traffic class: PFC PAUSE received, no RESUME yet  // per traffic class, microseconds (cache fallback)
+  std::vector<std::uint64_t> class_paused_until_;  // per traffic class, microseconds (cache fallback)
+  std::array<bool, 8> pfc_paused_{};  // per traffic class: PFC PAUSE received, no RESUME yet
   std::unique_ptr<FlowcutTableIf> fc_table_;
   std::unique_ptr<RttMonitor> rtt_;
   std::vector<std::uint32_t> shadow_;
@@ -182,21 +178,10 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   std::uint32_t next_epoch_ = 0;
   FlowcutCounters fc_counters_;
   Rng rng_;
-  std::unique_ptr<ReorderBuffer> rb_;
-  // Pair connections: per connection, its messages in order with the first sequence position of each, and
-  // how many packets it has delivered; the connection of each source.
-  struct PairConnection {
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> messages;  // (first position, flow id)
-    std::uint64_t delivered = 0;
-  };
-  std::vector<PairConnection> pairs_;
-  std::vector<std::uint32_t> pair_of_src_;
-  Flow& pair_flow_at(std::uint32_t connection, std::uint64_t position);
-  void reorder_ack_upto(Flow& f, std::uint32_t sn);
-  std::uint32_t incoming_ = 0;
-  std::vector<std::uint64_t> rb_histogram_;  // occupancy (units in use) sampled per arrival, 16 buckets
-  SrAckResult sr_result_;                    // reused per SACK (no allocation in steady state)
-  std::vector<std::uint32_t> sr_lost_;
+  // The transport and what it may use of this NIC (declared last: it refers to the members above).
+  std::uint32_t tx_slots_ = 0, rx_slots_ = 0;  // flows this NIC sends, receives
+  NicContext ctx_;
+  std::unique_ptr<Transport> transport_;
 };
 
 }  // namespace netasic

@@ -1,0 +1,65 @@
+#include "tlm/model/congestion_control.h"
+
+#include <array>
+
+#include "tlm/model/nic.h"
+
+namespace netasic {
+
+DctcpControl::DctcpControl(const NicConfig& config, NicCounters& counters) : config_(config), counters_(counters) {}
+
+void DctcpControl::add_sender(const Flow& f) {
+  if (tx_.size() <= f.tx_slot) tx_.resize(f.tx_slot + 1, Sender{Dctcp(config_.dctcp_config)});
+}
+
+void DctcpControl::add_receiver(const Flow& f) {
+  if (rx_.size() <= f.rx_slot) rx_.resize(f.rx_slot + 1);
+}
+
+void DctcpControl::echo(const Flow& f, Packet* ack) {
+  Receiver& r = rx_[f.rx_slot];
+  ack->echo_rx_bytes = static_cast<std::uint32_t>(r.rx_bytes);  // modulo 2^32
+  ack->echo_ce_bytes = static_cast<std::uint32_t>(r.ce_bytes);
+  ack->ece = r.ce_bytes != r.echoed_ce_bytes ? 1 : 0;
+  r.echoed_ce_bytes = r.ce_bytes;
+}
+
+void DctcpControl::on_ack(const Flow& f, const Packet* p, std::uint32_t una) {
+  Sender& s = tx_[f.tx_slot];
+  // The counts run modulo 2^32: a difference in the lower half of the range is new, one in the upper half
+  // is an older echo (an ACK overtaken by a later one), which brings nothing.
+  auto advance = [](std::uint32_t& seen, std::uint32_t echoed) -> std::uint64_t {
+    const std::uint32_t d = echoed - seen;
+    if (d >= 0x80000000u) return 0;
+    seen = echoed;
+    return d;
+  };
+  const std::uint64_t rx = advance(s.seen_rx_bytes, p->echo_rx_bytes);
+  const std::uint64_t ce = advance(s.seen_ce_bytes, p->echo_ce_bytes);
+  if (p->ece) ++counters_.ece_acks;
+  const std::uint64_t acked = std::uint64_t{f.acked_count - s.acked_seen} * config_.mtu_bytes;
+  s.acked_seen = f.acked_count;
+  s.window.on_ack(acked, rx, ce, una, f.sent_high);
+}
+
+namespace {
+std::unique_ptr<CongestionControl> make_dctcp(const NicConfig& config, NicCounters& counters) {
+  return std::make_unique<DctcpControl>(config, counters);
+}
+struct Registered {
+  CongestionControlKind kind;
+  std::unique_ptr<CongestionControl> (*make)(const NicConfig&, NicCounters&);
+};
+// nic.cc = none has no entry: no controller.
+constexpr std::array<Registered, 1> kControllers{{
+    {CongestionControlKind::dctcp, make_dctcp},
+}};
+}  // namespace
+
+std::unique_ptr<CongestionControl> make_congestion_control(const NicConfig& config, NicCounters& counters) {
+  for (const Registered& r : kControllers)
+    if (r.kind == config.cc) return r.make(config, counters);
+  return nullptr;
+}
+
+}  // namespace netasic

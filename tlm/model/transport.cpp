@@ -1,0 +1,123 @@
+#include "tlm/model/transport.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "tlm/common/error.h"
+#include "tlm/model/nic.h"
+
+namespace netasic {
+
+std::uint32_t NicContext::payload_of(const Flow& f, std::uint32_t psn) const {
+  return static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(config.mtu_bytes, f.size_bytes - std::uint64_t{psn} * config.mtu_bytes));
+}
+
+void NicContext::activate(const Flow& f) {
+  if (std::find(active.begin(), active.end(), f.id) == active.end()) active.push_back(f.id);
+}
+
+void NicContext::complete_if_delivered(Flow& f) {
+  if (f.expected_psn == f.packets && !f.done()) {
+    f.finish = fabric.now();
+    if (flows.mark_completed()) fabric.request_stop();
+  }
+}
+
+Packet* NicContext::new_control(const Flow& f, PacketType type, std::uint32_t sn) {
+  if (control.full()) {
+    ++counters.control_dropped;
+    return nullptr;
+  }
+  Packet* a = fabric.pool().get();
+  a->type = type;
+  a->flow = f.id;
+  a->src_host = f.dst;
+  a->dst_host = f.src;
+  a->key = f.key;
+  a->flow_hash = f.hash;
+  a->ack_psn = sn;
+  a->size_bytes = config.ack_bytes;
+  a->vc = kNicControlVc;
+  return a;
+}
+
+void NicContext::count_order(Flow& f, std::uint32_t psn, std::uint32_t degree) {
+  if (degree > 0) {
+    ++f.ooo_packets;
+    ++counters.ooo_packets;
+    f.max_ooo_degree = std::max(f.max_ooo_degree, degree);
+    counters.max_ooo_degree = std::max(counters.max_ooo_degree, degree);
+  }
+  if (psn + 1 < f.highest_psn) {
+    ++f.late_packets;
+    ++counters.late_packets;
+  }
+  f.highest_psn = std::max(f.highest_psn, psn + 1);
+}
+
+void NicContext::count_duplicate(Flow& f) {
+  ++f.duplicates;
+  ++counters.duplicates;
+  ++counters.spurious_resends;
+}
+
+void NicContext::deliver_to_application(Flow& f, std::uint32_t& app_next, std::uint32_t psn) {
+  if (psn != app_next) ++counters.app_out_of_order;
+  app_next = psn + 1;
+  const std::uint64_t payload = payload_of(f, psn);
+  f.delivered_bytes += payload;
+  counters.payload_delivered += payload;
+}
+
+Transport::Transport(NicContext& ctx, bool per_packet_acks)
+    : ctx_(ctx), cc_(make_congestion_control(ctx.config, ctx.counters)), per_packet_acks_(per_packet_acks) {}
+
+Transport::~Transport() = default;
+
+void Transport::send_control(const Flow& f, PacketType type, std::uint32_t sn) {
+  Packet* a = ctx_.new_control(f, type, sn);
+  if (!a) return;
+  echo(f, a);
+  ctx_.control.push_back(a);
+}
+
+bool Transport::window_allows(const Flow& f, std::uint32_t payload) const {
+  std::uint64_t window = ctx_.config.window_bytes;
+  if (cc_) {
+    const std::uint64_t cw = cc_->window(f);
+    window = window ? std::min(window, cw) : cw;
+  }
+  return !(window && f.inflight_bytes + payload > window && f.inflight_bytes > 0);
+}
+
+std::string Transport::sender_detail(const Flow&) const { return {}; }
+
+const std::vector<std::uint64_t>& Transport::reorder_histogram() const {
+  static const std::vector<std::uint64_t> kNone;
+  return kNone;
+}
+
+namespace {
+struct Registered {
+  TransportKind kind;
+  std::unique_ptr<Transport> (*make)(NicContext&);
+};
+constexpr std::array<Registered, 4> kTransports{{
+    {TransportKind::basic, make_basic_transport},
+    {TransportKind::go_back_n, make_go_back_n_transport},
+    {TransportKind::selective_repeat, make_selective_repeat_transport},
+    {TransportKind::reorder, make_reorder_transport},
+}};
+}  // namespace
+
+std::unique_ptr<Transport> make_transport(NicContext& ctx) {
+  for (const Registered& r : kTransports)
+    if (r.kind == ctx.config.transport) return r.make(ctx);
+  throw ModelError(fmt::format("{}: no transport registered for kind {}", ctx.name,
+                               static_cast<unsigned>(ctx.config.transport)));
+}
+
+}  // namespace netasic

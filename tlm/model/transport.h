@@ -1,0 +1,146 @@
+// End-to-end transports as components (htsim's source/sink shape): each transport is one class with a
+// sender side (what a flow may send next, an ACK/NACK arriving, a retransmission timeout) and a receiver
+// side (a data packet arriving). The NIC shell keeps timing, its links, the control queue, the round-robin
+// over active flows, packet building and transmission, and asks its transport at one point for each event.
+// A transport owns its per-flow state (indexed by the flow's slot at this NIC, allocated when the flow is
+// registered: nothing per packet) and its congestion control strategy. make_transport picks the class for
+// nic.transport from a registry: a new transport is one class and one registry line.
+#pragma once
+
+#include <boost/circular_buffer.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tlm/model/congestion_control.h"
+#include "tlm/model/fabric.h"
+#include "tlm/model/flow.h"
+#include "tlm/model/packet.h"
+
+namespace netasic {
+
+struct NicConfig;
+struct NicCounters;
+class ReorderBuffer;
+
+// The NIC's two virtual channels: ACK/NACKs and other control packets go first.
+constexpr std::uint8_t kNicControlVc = 0;
+constexpr std::uint8_t kNicDataVc = 1;
+class SackReceiver;
+
+// What a transport may use of its NIC (plain references, no virtual calls): time and the packet pool, the
+// flows, the configuration and counters, the control queue (ACK/NACKs leave through it at control
+// priority) and the list of flows with packets to send.
+struct NicContext {
+  Fabric& fabric;
+  FlowTable& flows;
+  const NicConfig& config;
+  NicCounters& counters;
+  boost::circular_buffer<Packet*>& control;
+  std::vector<std::uint32_t>& active;
+  const char* name;
+
+  Ps now() const { return fabric.now(); }
+  std::uint32_t payload_of(const Flow& f, std::uint32_t psn) const;  // only the last packet is short
+  void activate(const Flow& f);                                      // back on the scheduler's list
+  void complete_if_delivered(Flow& f);  // records the finish when the last byte is delivered in order
+  // A new control packet of the flow from its destination to its source, or null (counted) when the
+  // control queue is full.
+  Packet* new_control(const Flow& f, PacketType type, std::uint32_t sn);
+  // Order statistics of an arrival `degree` positions beyond the expected one (0: in order), late when a
+  // higher PSN came first.
+  void count_order(Flow& f, std::uint32_t psn, std::uint32_t degree);
+  void count_duplicate(Flow& f);
+  // The application takes packet psn; anything but the next in sequence (`app_next`) is counted (it must
+  // stay 0).
+  void deliver_to_application(Flow& f, std::uint32_t& app_next, std::uint32_t psn);
+};
+
+// What a flow may send next (Transport::next).
+struct SendChoice {
+  enum Kind : std::uint8_t { done, blocked, ready } kind = blocked;  // done: everything sent once
+  bool resend = false;        // from the resend queue (NACKed or presumed lost)
+  bool injection_ok = true;   // injection control lets it go (checked after the NIC's own may_send)
+  std::uint32_t psn = 0;
+  std::uint32_t payload = 0;
+};
+
+class Transport {
+ public:
+  Transport(NicContext& ctx, bool per_packet_acks);
+  virtual ~Transport();
+
+  // Setup: a flow this NIC sends (f.tx_slot set), one it receives (f.rx_slot set), every flow known.
+  virtual void add_flow(Flow& f) = 0;
+  virtual void add_incoming_flow(Flow& f) = 0;
+  virtual void finish_setup() {}
+
+  // Receiver side: a data packet of the flow; the transport takes the packet. True when the NIC should
+  // try to send (a control packet may be queued).
+  bool receive_data(Flow& f, Packet* p) {
+    if (cc_) cc_->on_data(f, p);  // every arrival counts, even one the transport drops
+    return on_data(f, p);
+  }
+  // Sender side: an ACK/NACK of the flow (the NIC frees it); a retransmission timeout with no progress.
+  void receive_ack(Flow& f, const Packet* p) {
+    const std::uint32_t una = on_ack(f, p);
+    if (cc_) cc_->on_ack(f, p, una);
+  }
+  void timeout(Flow& f) {
+    if (cc_) cc_->on_timeout(f);
+    on_timeout(f);
+  }
+  // Sender side: what the flow may send next (resend queue first, then new data, within the window), and
+  // the bookkeeping once the NIC has built and sent it.
+  virtual SendChoice next(Flow& f) = 0;
+  virtual void on_sent(Flow& f, const SendChoice& c) = 0;
+
+  // NIC-only Flowcut counts the bytes of every packet's own ACK: only a transport that acknowledges each
+  // packet by itself feeds it.
+  bool per_packet_acks() const { return per_packet_acks_; }
+  bool ecn_capable() const { return cc_ != nullptr; }  // data packets carry ECT
+  const CongestionControl* congestion_control() const { return cc_.get(); }
+
+  // Reporting.
+  virtual const ReorderBuffer* reorder_buffer() const { return nullptr; }
+  virtual const std::vector<std::uint64_t>& reorder_histogram() const;  // empty but for the reorder transport
+  virtual const SackReceiver* sack_receiver(const Flow&) const { return nullptr; }
+  virtual std::string sender_detail(const Flow& f) const;  // an unfinished flow's sender state
+
+ protected:
+  virtual bool on_data(Flow& f, Packet* p) = 0;
+  virtual std::uint32_t on_ack(Flow& f, const Packet* p) = 0;  // returns the cumulative point
+  virtual void on_timeout(Flow& f) = 0;
+
+  // A cumulative ACK/NACK of the flow, with the congestion echo, into the control queue.
+  void send_control(const Flow& f, PacketType type, std::uint32_t sn);
+  void echo(const Flow& f, Packet* ack) {
+    if (cc_) cc_->echo(f, ack);
+  }
+  // The window (nic.window_bytes, capped by the congestion window) lets `payload` more bytes go.
+  bool window_allows(const Flow& f, std::uint32_t payload) const;
+  // A new packet (not a resend) went: the flow's send point moves on.
+  static void advance(Flow& f, std::uint32_t psn) {
+    if (psn >= f.sent_high) f.sent_high = psn + 1;
+    ++f.next_psn;
+  }
+
+  NicContext& ctx_;
+  std::unique_ptr<CongestionControl> cc_;
+
+ private:
+  bool per_packet_acks_;
+};
+
+// The registry: the transport for config.transport, holding the congestion control for config.cc.
+std::unique_ptr<Transport> make_transport(NicContext& ctx);
+
+// The registered transports (transport_basic.cpp, transport_sr.cpp, transport_reorder.cpp).
+std::unique_ptr<Transport> make_basic_transport(NicContext& ctx);
+std::unique_ptr<Transport> make_go_back_n_transport(NicContext& ctx);
+std::unique_ptr<Transport> make_selective_repeat_transport(NicContext& ctx);
+std::unique_ptr<Transport> make_reorder_transport(NicContext& ctx);
+
+}  // namespace netasic
