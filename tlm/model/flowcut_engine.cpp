@@ -12,7 +12,6 @@ FlowcutEngine::FlowcutEngine(const FlowcutParams& params, FlowcutSite site, cons
       fabric_(fabric),
       ctx_(ctx),
       clock_ps_(clock_ps > 0 ? clock_ps : 1),
-      early_unit_(params.max_payload_bytes),
       rtt_(params) {
   FlowcutTableConfig t = params.table;
   if (site == FlowcutSite::nic) t.key_bits = 32;  // the NIC keys its flows by the id it assigned
@@ -88,7 +87,7 @@ void FlowcutEngine::on_ack(const Ack& a) {
     if (draining) end_drain(a.source);
     entry_freed();
   } else if (draining && params_.early_resume_packets > 0 &&
-             r.remaining <= std::uint64_t{params_.early_resume_packets} * early_unit_) {
+             r.remaining <= std::uint64_t{params_.early_resume_packets} * params_.max_payload_bytes) {
     // Early resume: release the entry with at most k packets in flight (out-of-order degree <= k). The
     // tables count payload bytes, so the bound is k times the largest payload a packet carries: with the
     // largest packet (payload plus header) instead, k full packets and a short last one would fit.

@@ -77,8 +77,6 @@ class FlowcutEngine {
   const FlowcutCounters& counters() const { return counters_; }
   FlowcutCounters& counters() { return counters_; }
   const FlowcutParams& params() const { return params_; }
-  // Early resume's unit of in-flight bytes per packet (until the rule is made one: the owner's value).
-  void set_early_resume_unit(std::uint32_t bytes) { early_unit_ = bytes; }
 
   // ---- Common ---------------------------------------------------------------------------------------
   // A new entry for `key` routed to `out_port` (with a new epoch), or none when the table (set) is full.
@@ -179,7 +177,6 @@ class FlowcutEngine {
   Fabric& fabric_;
   const RoutingContext* ctx_;
   Ps clock_ps_;
-  std::uint32_t early_unit_;
   std::unique_ptr<FlowcutTableIf> table_;
   RttMonitor rtt_;
   std::vector<std::uint32_t> shadow_;   // untracked in-flight bytes by flow hash (or NIC flow id)

@@ -78,7 +78,6 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
     FlowcutOwner& owner = *this;
     flowcut_ = std::make_unique<FlowcutEngine>(*config_.flowcut, FlowcutSite::switch_asic, this->name(), owner,
                                                fabric_, &ctx_, clock_ps_);
-    flowcut_->set_early_resume_unit(config_.max_packet_bytes);
     local_control_.reserve(radix);
     for (std::uint16_t p = 0; p < radix; ++p) local_control_.emplace_back(config_.control_queue_packets);
   }
