@@ -130,6 +130,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   const void* rx_hint(std::uint16_t port) const { return &in_ports_[port]; }
   std::vector<std::unique_ptr<PortTarget<Switch>>> fw_;
   NoBackwardPath bw_;
+  void build_routing();  // the routing context, the Flowcut engine, the policy (constructor)
   void arrive(Packet* p);
   void enqueue(Packet* p, std::uint16_t o);
   std::uint16_t route(Packet* p);
