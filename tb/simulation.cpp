@@ -169,6 +169,7 @@ void Simulation::elaborate() {
     flowcut_.xoff_with_credit = flowcut_.xoff_credit_bytes > 0;
     flowcut_.min_packets_left = static_cast<std::uint32_t>(s.integer("flowcut.min_packets_left"));
     flowcut_.early_resume_packets = static_cast<std::uint32_t>(s.integer("flowcut.early_resume_packets"));
+    flowcut_.max_payload_bytes = static_cast<std::uint32_t>(s.integer("nic.mtu_bytes"));  // early resume's unit
     flowcut_.nic_cache_entries = static_cast<std::uint32_t>(s.integer("flowcut.nic_cache_entries"));
     flowcut_.fgfc_gap_cycles = static_cast<std::uint32_t>(s.integer("flowcut.fgfc_gap_cycles"));
     flowcut_.ack_loss = s.number("failures.flowcut_ack_loss");

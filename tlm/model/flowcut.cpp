@@ -37,6 +37,7 @@ void FlowcutCounters::add(const FlowcutCounters& o) {
   drain_refreshes += o.drain_refreshes;
   drains_abandoned += o.drains_abandoned;
   early_resumes += o.early_resumes;
+  max_packets_at_early_resume = std::max(max_packets_at_early_resume, o.max_packets_at_early_resume);
   overflows += o.overflows;
   untracked_packets += o.untracked_packets;
   held_packets += o.held_packets;

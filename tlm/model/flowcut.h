@@ -55,6 +55,7 @@ struct FlowcutParams {
   std::uint32_t xoff_credit_bytes = 0;
   std::uint32_t min_packets_left = 0;  // drain only flows with at least this many packets still to send
   std::uint32_t early_resume_packets = 0;  // XON with at most this many packets in flight (k; 0 = strict)
+  std::uint32_t max_payload_bytes = 4096;  // the largest payload of a data packet (nic.mtu_bytes): early resume's unit
   std::uint32_t nic_cache_entries = 16;
   std::uint32_t fgfc_gap_cycles = 64;  // at most one FGFC frame per flow per gap (switch clock)
   double ack_loss = 0;                 // fault injection: probability a Flowcut ACK is lost
@@ -92,6 +93,7 @@ struct FlowcutCounters {
   std::uint64_t drain_refreshes = 0;   // XOFF sent again: the source resumed on its period before draining
   std::uint64_t drains_abandoned = 0;  // drains given up after kMaxDrainRefreshes renewals
   std::uint64_t early_resumes = 0;
+  std::uint64_t max_packets_at_early_resume = 0;  // most packets an entry had in flight when released early
   std::uint64_t overflows = 0;       // packets that found the table (or their set) full
   std::uint64_t untracked_packets = 0;
   std::uint64_t held_packets = 0;

@@ -9,18 +9,6 @@
 
 namespace netasic {
 
-namespace {
-constexpr const char* kPolicyNames[] = {"ecmp", "spray", "adaptive", "minimal", "valiant", "ugal", "flowcut", "letflow"};
-}
-
-RoutingPolicy parse_routing_policy(const std::string& name) {
-  for (std::size_t i = 0; i < std::size(kPolicyNames); ++i)
-    if (name == kPolicyNames[i]) return static_cast<RoutingPolicy>(i);
-  throw InputError(fmt::format("unknown routing policy '{}': accepted {}", name, fmt::join(kPolicyNames, ", ")));
-}
-const char* routing_policy_name(RoutingPolicy p) { return kPolicyNames[static_cast<int>(p)]; }
-std::vector<std::string> routing_policy_names() { return {std::begin(kPolicyNames), std::end(kPolicyNames)}; }
-
 RoutingTable::RoutingTable(std::vector<std::vector<std::uint32_t>> port_peer, std::vector<std::uint32_t> host_switch,
                            std::vector<std::uint16_t> host_port, std::vector<std::uint32_t> group_of)
     : port_peer_(std::move(port_peer)),

@@ -20,6 +20,8 @@ enum class RoutingPolicy : std::uint8_t {
   flowcut,   // Flowcut switching (flowcut.variant): a flow changes path only with nothing in flight
   letflow,   // LetFlow flowlet switching: a new flowlet takes a uniformly random next hop
 };
+// The names and the policies behind them are one registry (routing_policy.cpp): a policy is known by name
+// exactly when the switch can build it.
 RoutingPolicy parse_routing_policy(const std::string& name);  // InputError on unknown names
 const char* routing_policy_name(RoutingPolicy p);
 std::vector<std::string> routing_policy_names();

@@ -8,16 +8,7 @@
 
 namespace netasic {
 
-namespace {
-inline std::uint32_t mix32(std::uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
-}  // namespace
+const FlowcutCounters Switch::kNoFlowcut{};
 
 Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const SwitchConfig& config,
                const RoutingTable& routing, std::uint32_t id, std::uint64_t seed)
@@ -76,22 +67,10 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
                              (config_.ports_per_tile * config_.tile_columns);
   column_busy_.assign(std::size_t{rows} * radix, 0);
   if (config_.lossless == false) queued_bytes_.assign(std::size_t{radix} * config_.egress_queues, 0);
-  if (config_.flowcut) {
-    fc_table_ = make_flowcut_table(*config_.flowcut, config_.flowcut->table, this->name());
-    rtt_ = std::make_unique<RttMonitor>(*config_.flowcut);
-    FgfcGeneratorConfig g;
-    g.gap = config_.flowcut->fgfc_gap_cycles;
-    fgfc_ = std::make_unique<FgfcGenerator>(g);
-    shadow_.assign(std::max<std::uint32_t>(1, config_.flowcut->shadow_counters), 0);
-    fc_epoch_.assign(config_.flowcut->table.entries, 0);
-    drain_since_.assign(config_.flowcut->table.entries, 0);
-    drain_refreshes_.assign(config_.flowcut->table.entries, 0);
-    local_control_.reserve(radix);
-    for (std::uint16_t p = 0; p < radix; ++p) local_control_.emplace_back(config_.control_queue_packets);
-  }
+  build_routing();
   if (config_.fc.mode != FcMode::none) {
     if (!config_.lossless)
-      throw InputError(fmt::format("switch.flow_control {} needs a lossless fabric (link.lossless true)",
+      throw InputError(fmt::format("switch.flow_control {} needs a lossless fabric (link.flow_control = lossless)",
                                    to_string(config_.fc.mode)));
     if (config_.fc.buffer_bytes < config_.max_packet_bytes)
       throw InputError(fmt::format("switch.fc.buffer_bytes = {} cannot hold one packet of {} bytes",
@@ -102,6 +81,31 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
       for (std::uint16_t p = 0; p < radix; ++p) local_control_.emplace_back(config_.control_queue_packets);
     }
   }
+}
+
+void Switch::build_routing() {
+  // What the policy and the Flowcut engine may read of this switch (routing_policy.h).
+  ctx_.routing = &routing_;
+  ctx_.rng = &rng_;
+  ctx_.fabric = &fabric_;
+  ctx_.backlog_base = reinterpret_cast<const char*>(&out_ports_[0].backlog);
+  ctx_.backlog_stride = sizeof(OutPort);
+  ctx_.switch_id = id_;
+  ctx_.hash_salt = hash_salt_;
+  if (config_.flowcut) {
+    FlowcutOwner& owner = *this;
+    flowcut_ = std::make_unique<FlowcutEngine>(*config_.flowcut, FlowcutSite::switch_asic, this->name(), owner,
+                                               fabric_, &ctx_, clock_ps_);
+    local_control_.reserve(config_.radix);
+    for (std::uint16_t p = 0; p < config_.radix; ++p) local_control_.emplace_back(config_.control_queue_packets);
+  }
+  RoutingPolicySettings settings;
+  settings.ugal_bias_bytes = config_.ugal_bias_bytes;
+  settings.letflow_table = config_.letflow_table;
+  settings.letflow_delta_ps = config_.letflow_delta_ps;
+  settings.flowcut = flowcut_.get();
+  policy_ = make_routing_function(config_.policy, ctx_, settings);
+  hash_routes_ = policy_->hash_only();
 }
 
 void Switch::attach(std::uint16_t port, Link* in_link, Link* out_link) {
@@ -152,109 +156,12 @@ void Switch::on_event(std::uint32_t kind, std::uint64_t data) {
     out_ports_[o].tx_pending = false;
     try_transmit(o);
   } else if (kind == kFgfcPoll) {
-    fgfc_poll_pending_ = false;
-    emit_fgfc_frames();
+    flowcut_->poll_fgfc();
   } else if (kind == kFcKick) {
     const auto o = static_cast<std::uint16_t>(data);
     try_grant(o);
     try_transmit(o);
   }
-}
-
-void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const {
-  const bool plain_routes = !routing_.has_groups() && !routing_.up_down() && !fc_table_;
-  if (kind == kArrive) {
-    // Most grants happen at an arrival: the packet joins its VOQ and the arbiter takes it at once. So
-    // besides the route, bring in what that grant touches: the output port, the VOQ, the egress queue,
-    // the output link's credit state, and the input's state and link (the credit goes back at grant).
-    const Packet* p = reinterpret_cast<const Packet*>(data);
-    const std::uint16_t i = p->in_port;
-    const std::uint32_t dst_switch = routing_.host_switch(p->dst_host);
-    const bool local = dst_switch == id_;
-    if (step == 1) {
-      __builtin_prefetch(&in_ports_[i]);
-      if (const Link* in = port_links_[i].in) in->prefetch_hot();
-      if (local) prefetch_output(routing_.host_port(p->dst_host), p);
-      else if (plain_routes) __builtin_prefetch(routing_.next_hops_entry(id_, dst_switch));
-      return;
-    }
-    // Step 0: the credit-return slot on the input link; for a local host, the VOQ; otherwise the port
-    // the hash picks (the same choice as route() where that choice is a pure function of the packet:
-    // ECMP, or any packet other than data), with its VOQ.
-    if (const Link* in = port_links_[i].in) in->prefetch_return_slot();
-    if (local) {
-      __builtin_prefetch(&voqs_[voq_index(i, routing_.host_port(p->dst_host), p->vc)]);
-      return;
-    }
-    if (!plain_routes) return;
-    if (p->type == PacketType::data && config_.policy != RoutingPolicy::ecmp) return;
-    std::uint32_t n = 0;
-    const std::uint16_t* c = routing_.next_hops(id_, dst_switch, n);
-    if (n == 0) return;
-    const std::uint16_t o = n == 1 ? c[0] : c[mix32(p->flow_hash ^ hash_salt_) % n];
-    prefetch_output(o, p);
-    __builtin_prefetch(&voqs_[voq_index(i, o, p->type == PacketType::data ? 1 : 0)]);
-  } else if (kind == kTxDone) {
-    const auto o = static_cast<std::uint16_t>(data);
-    const std::size_t base = std::size_t{o} * config_.egress_queues;
-    if (step == 1) {
-      // The port, the receiving port's state behind its link (from a small per-switch array that stays
-      // in cache: the transmission writes it), and the first entries of the control and first data
-      // queues (their heads read from the switch's egress-queue array, small enough to stay in cache).
-      __builtin_prefetch(&out_ports_[o]);
-      if (const void* rx = port_links_[o].out_rx) __builtin_prefetch(rx);
-      if (egress_[base].count) __builtin_prefetch(&egress_front(base));
-      if (egress_[base + 1].count) __builtin_prefetch(&egress_front(base + 1));
-      prefetch_grant(o, 1);
-      return;
-    }
-    // Step 0: the output link's state, and the packets at the heads of those two queues (one of them is
-    // sent now).
-    const OutPort& op = out_ports_[o];
-    if (op.link) op.link->prefetch_state();
-    if (egress_[base].count) __builtin_prefetch(egress_front(base).packet);
-    if (egress_[base + 1].count) __builtin_prefetch(egress_front(base + 1).packet);
-    prefetch_grant(o, 0);
-  }
-}
-
-void Switch::prefetch_grant(std::uint16_t o, unsigned step) const {
-  const std::uint8_t vcs = config_.vcs;
-  const std::uint8_t data_vc = static_cast<std::uint8_t>(vcs - 1);
-  if (step == 1) {
-    __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);  // the request masks
-    // The VOQs of the highest data VC (the arbiter's first data VC), when they fit in four lines.
-    if (config_.radix * sizeof(Fifo) <= 256) {
-      const char* v = reinterpret_cast<const char*>(&voqs_[voq_index(0, o, data_vc)]);
-      for (std::size_t b = 0; b < config_.radix * sizeof(Fifo); b += 64) __builtin_prefetch(v + b);
-    }
-    return;
-  }
-  // Step 0: the input the round-robin comes to, on the first VC with requests in the arbiter's order.
-  const OutPort& op = out_ports_[o];
-  if (!op.requesting) return;
-  for (int k = 0; k < vcs; ++k) {
-    const auto vc = static_cast<std::uint8_t>(k == 0 ? 0 : vcs - k);
-    const std::uint64_t mask = op.request[vc];
-    if (!mask) continue;
-    const std::uint64_t hi = op.rr_input >= 64 ? 0 : mask & (~std::uint64_t{0} << op.rr_input);
-    const auto i = static_cast<std::uint16_t>(__builtin_ctzll(hi ? hi : mask));
-    if (vc == data_vc) {
-      if (const Packet* head = voqs_[voq_index(i, o, vc)].head) __builtin_prefetch(head);
-    } else {
-      __builtin_prefetch(&voqs_[voq_index(i, o, vc)]);
-    }
-    __builtin_prefetch(&in_ports_[i]);
-    if (const Link* in = port_links_[i].in) in->prefetch_hot();
-    return;
-  }
-}
-
-void Switch::prefetch_output(std::uint16_t o, const Packet* p) const {
-  __builtin_prefetch(&out_ports_[o]);
-  __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);
-  __builtin_prefetch(&egress_[std::size_t{o} * config_.egress_queues + egress_queue_of(p)]);
-  if (const Link* out = port_links_[o].out) out->prefetch_state();
 }
 
 void Switch::on_credit(std::uint16_t port) {
@@ -270,22 +177,12 @@ void Switch::arrive(Packet* p) {
       if (!fc_out_.empty()) send_fc_frames();
     }
   }
-  if (p->type == PacketType::fc_ack && config_.flowcut && flowcut_ack(p)) return;
-  if (config_.flowcut && p->type == PacketType::data) {
-    // Record the path (full switch: ACKs retrace it) and add or strip the ingress timestamp header.
-    if (p->path_len < Packet::kMaxPath) p->path_in[p->path_len] = static_cast<std::uint8_t>(p->in_port);
-    ++p->path_len;
-    const std::uint32_t dst_switch = routing_.host_switch(p->dst_host);
-    if (at_ingress(p) && dst_switch != id_) {
-      p->t_ingress = fabric_.now();
-      p->fc_stamped = 1;
-      p->size_bytes += config_.flowcut->timestamp_bytes;
-    } else if (dst_switch == id_ && p->fc_stamped) {
-      p->size_bytes -= config_.flowcut->timestamp_bytes;
-    }
+  if (flowcut_) {
+    if (p->type == PacketType::fc_ack && flowcut_ack_in(p)) return;
+    if (p->type == PacketType::data) flowcut_->on_data_arrival(p);
   }
   std::uint16_t o;
-  if (p->type == PacketType::fc_ack && config_.flowcut && config_.flowcut->variant == FlowcutVariant::full_switch) {
+  if (p->type == PacketType::fc_ack && flowcut_ && flowcut_->retraces()) {
     o = p->path_in[p->ack_pos + 1];  // retrace: out of the port the data came in by
     p->vc = 0;
   } else {
@@ -321,34 +218,6 @@ void Switch::enqueue(Packet* p, std::uint16_t o) {
   try_transmit(o);
 }
 
-std::uint16_t Switch::least_loaded(const std::uint16_t* ports, std::uint32_t n) {
-  // Ties are broken at random so equal ports share load evenly; the stream is per switch (deterministic).
-  std::uint16_t best = ports[0];
-  std::uint64_t best_load = load(best);
-  std::uint32_t ties = 1;
-  for (std::uint32_t k = 1; k < n; ++k) {
-    const std::uint64_t l = load(ports[k]);
-    if (l < best_load) {
-      best = ports[k];
-      best_load = l;
-      ties = 1;
-    } else if (l == best_load && rng_.below(++ties) == 0) {
-      best = ports[k];
-    }
-  }
-  return best;
-}
-
-std::uint16_t Switch::pick(const std::uint16_t* ports, std::uint32_t n, const Packet* p) {
-  if (n == 1) return ports[0];
-  if (p->type != PacketType::data) return ports[mix32(p->flow_hash ^ hash_salt_) % n];
-  switch (config_.policy) {
-    case RoutingPolicy::spray: return ports[rng_.below(n)];
-    case RoutingPolicy::adaptive: return least_loaded(ports, n);
-    default: return ports[mix32(p->flow_hash ^ hash_salt_) % n];
-  }
-}
-
 std::uint16_t Switch::route(Packet* p) {
   const std::uint32_t dst_switch = routing_.host_switch(p->dst_host);
   if (dst_switch == id_) {
@@ -356,44 +225,13 @@ std::uint16_t Switch::route(Packet* p) {
     assign_vc(p, o);
     return o;
   }
-  const bool data = p->type == PacketType::data;
-  const bool groups = routing_.has_groups();
-  const std::uint32_t my_group = groups ? routing_.group_of(id_) : 0;
-  const std::uint32_t dst_group = groups ? routing_.group_of(dst_switch) : 0;
-  // Dragonfly Valiant / UGAL: decided once, at the first switch (the packet came from its host).
-  if (data && groups && my_group != dst_group && routing_.groups() > 2 && p->global_hops == 0 && at_ingress(p) &&
-      (config_.policy == RoutingPolicy::valiant || config_.policy == RoutingPolicy::ugal)) {
-    std::uint32_t g = static_cast<std::uint32_t>(rng_.below(routing_.groups() - 2));
-    for (std::uint32_t skip : {std::min(my_group, dst_group), std::max(my_group, dst_group)})
-      if (g >= skip) ++g;
-    bool go_valiant = config_.policy == RoutingPolicy::valiant;
-    if (!go_valiant) {
-      std::uint32_t nm = 0, nv = 0;
-      const std::uint16_t* cm = routing_.next_hops_to_group(id_, dst_group, nm);
-      const std::uint16_t* cv = routing_.next_hops_to_group(id_, g, nv);
-      const std::uint16_t pm = least_loaded(cm, nm);
-      const std::uint16_t pv = least_loaded(cv, nv);
-      // Hops to the destination group, and via g (to g, then at most local + global into the destination).
-      const double hm = routing_.distance_to_group(id_, dst_group);
-      const double hv = routing_.distance_to_group(id_, g) + 2.0;
-      go_valiant = static_cast<double>(load(pm)) * hm > static_cast<double>(load(pv)) * hv + config_.ugal_bias_bytes;
-    }
-    if (go_valiant) p->via_group = g;
-  }
-  if (p->via_group != kNoSwitch && groups && my_group == p->via_group) p->via_group = kNoSwitch;
+  if (p->via_group != kNoSwitch && routing_.has_groups() && routing_.group_of(id_) == p->via_group)
+    p->via_group = kNoSwitch;  // the Valiant detour reached its intermediate group
   std::uint32_t n = 0;
   const std::uint16_t* c = candidates(p, dst_switch, n);
-  std::uint16_t o;
-  if (data && fc_table_ && tracks(p, dst_switch)) {
-    o = flowcut_choose(p, c, n);
-    if (o == kHeld) return kHeld;
-  } else if (data && config_.policy == RoutingPolicy::letflow && n > 1) {
-    o = letflow_choose(p, c, n);
-  } else if (data && config_.policy == RoutingPolicy::ugal) {
-    o = least_loaded(c, n);
-  } else {
-    o = pick(c, n, p);
-  }
+  // Data takes its policy's choice (one virtual call); control frames keep the flow's hash path.
+  const std::uint16_t o = p->type == PacketType::data ? policy_->choose(p, c, n) : ctx_.hash_pick(c, n, p);
+  if (o == kHeld) return kHeld;  // waits in the input buffer until a Flowcut entry frees
   assign_vc(p, o);
   return o;
 }
@@ -430,6 +268,8 @@ void Switch::assign_vc(Packet* p, std::uint16_t o) {
   }
 }
 
+// Longer than the usual bound on purpose: the arbiter is the switch's hottest loop (most grants happen at an
+// arrival), measured faster as one function whose masks and port state stay in registers than split up.
 void Switch::grant(std::uint16_t o) {
   OutPort& op = out_ports_[o];
   Link* link = op.link;
@@ -618,8 +458,8 @@ void Switch::send(std::uint16_t o, Packet* p) {
   }
   // The egress switch acknowledges each timestamped packet as it leaves for the host: from here on its
   // order can no longer change.
-  if (p->fc_stamped && p->type == PacketType::data && config_.flowcut && routing_.peer(id_, o) == RoutingTable::kHost)
-    make_flowcut_ack(p);
+  if (p->fc_stamped && p->type == PacketType::data && flowcut_ && routing_.peer(id_, o) == RoutingTable::kHost)
+    send_flowcut_ack(p);
   Link* link = op.link;
   const Ps ser = link->serialization(p->size_bytes);
   // Cut-through: start once the packet is at the egress, and never so early that the tail would overrun.
@@ -665,263 +505,30 @@ void Switch::send_fc_frames() {
 
 // ---- Flowcut -------------------------------------------------------------------------------------------
 
-bool Switch::tracks(const Packet* p, std::uint32_t dst_switch) const {
-  if (dst_switch == id_ || p->path_len > Packet::kMaxPath) return false;
-  return config_.flowcut->variant == FlowcutVariant::full_switch || at_ingress(p);
-}
-
-std::uint16_t Switch::follow_flowcut(Packet* p, std::uint32_t index) {
-  fc_table_->add_bytes(index, p->payload_bytes);
-  const unsigned hop = p->path_len - 1;
-  p->fc_tracked |= static_cast<std::uint16_t>(1u << hop);
-  const FlowcutEntry e = fc_table_->read(index);
-  if (hop == 0) {
-    p->fc_epoch = fc_epoch_[index];
-    // A packet of a draining flow a whole pause period after the XOFF: its source resumed when the period
-    // ran out, before the flow drained, so the entry would never empty. Pause it again, a bounded number of
-    // times (a lost ACK may keep the entry from ever emptying); then give the drain up and let the RTT
-    // monitor decide afresh.
-    const FlowcutParams& fc = *config_.flowcut;
-    if (e.draining && fabric_.now() >= drain_since_[index] + fc.pause_period_ps) {
-      if (drain_refreshes_[index] < kMaxDrainRefreshes) {
-        ++drain_refreshes_[index];
-        drain_since_[index] = fabric_.now();
-        ++fc_counters_.drain_refreshes;
-        send_fgfc(p->src_host, p->flow_hash, true, p->flow);
-      } else {
-        fc_table_->set_drain(index, false);
-        ++fc_counters_.drains_abandoned;
-      }
-    }
-  }
-  return e.out_port;
-}
-
-bool Switch::start_flowcut(Packet* p, const WideKey& key, const std::uint16_t* ports, std::uint32_t n,
-                           std::uint16_t& o) {
-  // The least-loaded candidate, unless untracked bytes of this hash may still be in flight on the flow's
-  // ECMP path, which the new flowcut must then keep.
-  o = shadow_[p->flow_hash % shadow_.size()] ? pick(ports, n, p) : least_loaded(ports, n);
-  const InsertResult r = fc_table_->insert(key, o, p->in_port);
-  if (r.status != InsertStatus::ok) return false;
-  fc_epoch_[r.index] = ++next_epoch_;
-  follow_flowcut(p, r.index);
-  ++fc_counters_.flowcuts;
-  if (at_ingress(p) && flows_) {
-    Flow& f = (*flows_)[p->flow];
-    ++f.flowcuts;
-    if (f.last_port >= 0 && f.last_port != o) {
-      ++f.path_changes;
-      ++fc_counters_.path_changes;
-    }
-    f.last_port = o;
-  }
+bool Switch::flowcut_ack_in(Packet* a) {
+  if (!flowcut_->on_ack_packet(a)) return false;
+  release_input(a);
+  fabric_.pool().put(a);
   return true;
 }
 
-std::uint16_t Switch::flowcut_choose(Packet* p, const std::uint16_t* ports, std::uint32_t n) {
+void Switch::send_flowcut_ack(const Packet* p) {
+  Packet* a = flowcut_->make_ack(p);
+  if (!a) return;
+  if (flowcut_->retraces()) return inject_control(a, p->in_port);
+  a->in_port = p->in_port;
+  inject_control(a, route(a));
+}
+
+Ps Switch::ack_transmission_term(std::uint16_t out_port, std::uint32_t ack_bytes, unsigned hops) const {
   const FlowcutParams& fc = *config_.flowcut;
-  const WideKey key = WideKey::from_flow(p->key);
-  // A flow with a packet already waiting waits behind it, even if it has an entry again by now (released
-  // ahead of it from the same queue): held packets leave strictly in arrival order.
-  for (const Packet* h : held_)
-    if (h->key == p->key) {
-      held_.push_back(p);
-      ++fc_counters_.held_packets;
-      return kHeld;
-    }
-  if (const auto idx = fc_table_->lookup(key)) return follow_flowcut(p, *idx);
-  std::uint16_t o;
-  if (start_flowcut(p, key, ports, n, o)) return o;
-  ++fc_counters_.overflows;
-  // Hold only at the ingress: there a held packet keeps only its own host's input buffer. Holding deeper
-  // in the fabric (full switch) can close a hold-and-wait cycle, where one switch's held packets keep the
-  // buffer that flows tracked by another switch need in order to drain; there the packet goes untracked.
-  if (fc.overflow == FlowcutOverflow::hold && p->path_len == 1) {
-    held_.push_back(p);
-    ++fc_counters_.held_packets;
-    return kHeld;
-  }
-  shadow_[p->flow_hash % shadow_.size()] += p->payload_bytes;
-  ++fc_counters_.untracked_packets;
-  return pick(ports, n, p);
-}
-
-void Switch::retry_held() {
-  while (!held_.empty()) {
-    Packet* p = held_.front();
-    const WideKey key = WideKey::from_flow(p->key);
-    if (!fc_table_->lookup(key) && fc_table_->occupancy() == fc_table_->config().entries) return;
-    std::uint32_t n = 0;
-    const std::uint16_t* c = candidates(p, routing_.host_switch(p->dst_host), n);
-    // Not through flowcut_choose's own hold check: this packet is the oldest of its flow.
-    std::uint16_t o;
-    if (const auto idx = fc_table_->lookup(key)) {
-      o = follow_flowcut(p, *idx);
-    } else if (!start_flowcut(p, key, c, n, o)) {
-      return;  // its set is full: it keeps waiting, first in line
-    }
-    held_.pop_front();
-    assign_vc(p, o);
-    enqueue(p, o);
-  }
-}
-
-void Switch::make_flowcut_ack(const Packet* p) {
-  const FlowcutParams& fc = *config_.flowcut;
-  // Full switch retraces the recorded path (at most kMaxPath switches, checked when the fabric is built).
-  if (p->path_len < 2 || (fc.variant == FlowcutVariant::full_switch && p->path_len > Packet::kMaxPath)) return;
-  if (fc.ack_loss > 0 && rng_.uniform() < fc.ack_loss) {
-    ++fc_counters_.acks_lost;
-    return;
-  }
-  Packet* a = fabric_.pool().get();
-  a->type = PacketType::fc_ack;
-  a->flow = p->flow;
-  a->key = p->key;
-  a->flow_hash = p->flow_hash ^ 0x5bd1e995u;
-  a->src_host = p->dst_host;
-  a->dst_host = p->src_host;
-  a->size_bytes = fc.ack_bytes;
-  a->ack_bytes = p->payload_bytes;
-  a->ack_psn = p->psn;
-  a->echo_ts = p->t_ingress;
-  a->echo_hops = static_cast<std::uint8_t>(p->path_len - 1);  // switch-to-switch links
-  a->packets_left = p->packets_left;
-  a->fc_tracked = p->fc_tracked;
-  a->fc_epoch = p->fc_epoch;
-  a->path_len = p->path_len;
-  std::copy(std::begin(p->path_in), std::end(p->path_in), std::begin(a->path_in));
-  a->vc = 0;
-  ++fc_counters_.acks_generated;
-  if (fc.variant == FlowcutVariant::full_switch) {
-    a->ack_pos = static_cast<std::uint8_t>(p->path_len - 2);  // the switch before this one
-    inject_control(a, p->in_port);
-  } else {
-    a->in_port = p->in_port;
-    inject_control(a, route(a));
-  }
-}
-
-bool Switch::flowcut_ack(Packet* a) {
-  const bool full = config_.flowcut->variant == FlowcutVariant::full_switch;
-  bool consumed;
-  if (full) {
-    const unsigned j = a->ack_pos;
-    flowcut_ack_at_table(a, (a->fc_tracked >> j) & 1u, j == 0);
-    consumed = j == 0;
-    if (!consumed) a->ack_pos = static_cast<std::uint8_t>(j - 1);
-  } else {
-    consumed = routing_.host_switch(a->dst_host) == id_;
-    if (consumed) flowcut_ack_at_table(a, a->fc_tracked & 1u, true);
-  }
-  if (consumed) {
-    release_input(a);
-    fabric_.pool().put(a);
-  }
-  return consumed;
-}
-
-void Switch::flowcut_ack_at_table(Packet* a, bool tracked, bool ingress) {
-  const FlowcutParams& fc = *config_.flowcut;
-  if (!tracked) {
-    std::uint32_t& shadow = shadow_[(a->flow_hash ^ 0x5bd1e995u) % shadow_.size()];
-    shadow -= std::min(shadow, a->ack_bytes);
-    return;
-  }
-  const WideKey key = WideKey::from_flow(a->key);
-  const auto idx = fc_table_->lookup(key);
-  if (!idx || (ingress && fc_epoch_[*idx] != a->fc_epoch)) {
-    ++fc_counters_.acks_unmatched;  // its flowcut's entry was released early (early resume)
-    return;
-  }
-  const FlowcutEntry e = fc_table_->read(*idx);
-  bool draining = e.draining;
-  if (ingress && !draining && e.inflight > a->ack_bytes) {
-    // RTT of this packet, less its transmission term (size x hops / rate), normalized per hop count.
-    const Ps rtt = fabric_.now() - a->echo_ts;
-    const Link* out_link = out_ports_[e.out_port].link;
-    const Ps term = out_link->serialization(a->ack_bytes + fc.data_header_bytes + fc.timestamp_bytes) *
-                    std::max<unsigned>(1, a->echo_hops);
-    const RttMonitor::Update u =
-        rtt_->update(rtt > term ? rtt - term : 1, a->echo_hops, e.rtt_avg, e.last_rtt, e.rtt_diff_avg, e.last_rtt == 0);
-    fc_table_->set_rtt(*idx, u.avg, u.last, u.diff_avg);
-    if (u.drain && (fc.min_packets_left == 0 || a->packets_left >= fc.min_packets_left)) {
-      fc_table_->set_drain(*idx, true);
-      drain_since_[*idx] = fabric_.now();
-      drain_refreshes_[*idx] = 0;
-      draining = true;
-      ++fc_counters_.drains;
-      if (flows_) ++(*flows_)[a->flow].drains;
-      send_fgfc(a->dst_host, a->flow_hash ^ 0x5bd1e995u, true, a->flow);
-    }
-  }
-  const AckResult r = fc_table_->ack_subtract(key, a->ack_bytes);
-  if (r.deleted) {
-    if (draining) {
-      ++fc_counters_.drains_completed;
-      send_fgfc(a->dst_host, a->flow_hash ^ 0x5bd1e995u, false, a->flow);
-    }
-    retry_held();
-  } else if (draining && fc.early_resume_packets > 0 &&
-             r.remaining <= std::uint64_t{fc.early_resume_packets} * (config_.max_packet_bytes)) {
-    // Early resume: release the entry with at most k packets in flight (out-of-order degree <= k).
-    fc_table_->erase(key);
-    ++fc_counters_.early_resumes;
-    ++fc_counters_.drains_completed;
-    send_fgfc(a->dst_host, a->flow_hash ^ 0x5bd1e995u, false, a->flow);
-    retry_held();
-  }
-}
-
-void Switch::send_fgfc(std::uint32_t host, std::uint32_t flow_id, bool xoff, std::uint32_t flow) {
-  const FlowcutParams& fc = *config_.flowcut;
-  const std::uint64_t cycle = fabric_.now() / clock_ps_;
-  FgfcFrame frame;
-  frame.flow_id = flow_id;
-  frame.xoff = xoff;
-  frame.period = xoff ? static_cast<std::uint16_t>(std::min<Ps>(65535, std::max<Ps>(1, fc.pause_period_ps / kPsPerUs))) : 0;
-  frame.credit = xoff && fc.xoff_with_credit ? fc.xoff_credit_bytes : 0;
-  const FgfcRequestStatus st = fgfc_->request(cycle, frame);
-  if (st == FgfcRequestStatus::full) {
-    // No slot in the frame generator: counted; the source's pause period bounds the harm of a lost XON.
-    ++fc_counters_.control_overflows;
-    return;
-  }
-  if (st == FgfcRequestStatus::coalesced) ++fc_counters_.fgfc_coalesced;
-  fgfc_dest_[flow_id] = {host, flow};
-  emit_fgfc_frames();
-}
-
-void Switch::emit_fgfc_frames() {
-  const std::uint64_t cycle = fabric_.now() / clock_ps_;
-  while (auto frame = fgfc_->next_frame(cycle)) {
-    const auto dest = fgfc_dest_[frame->flow_id];
-    Packet* f = fabric_.pool().get();
-    f->type = PacketType::fgfc;
-    f->src_host = dest.first;
-    f->dst_host = dest.first;
-    f->flow = dest.second;
-    f->size_bytes = 64;
-    f->fgfc_flow_id = frame->flow_id;
-    f->fgfc_xoff = frame->xoff;
-    f->fgfc_period = frame->period;
-    f->fgfc_credit = frame->credit;
-    f->vc = 0;
-    if (!frame->xoff) ++fc_counters_.xon_frames;
-    else if (frame->credit) ++fc_counters_.xoff_credit_frames;
-    else ++fc_counters_.xoff_frames;
-    inject_control(f, routing_.host_port(dest.first));
-  }
-  if (const auto due = fgfc_->next_due(cycle); due && !fgfc_poll_pending_) {
-    fgfc_poll_pending_ = true;
-    fabric_.schedule(*due * clock_ps_, this, kFgfcPoll);
-  }
+  return out_ports_[out_port].link->serialization(ack_bytes + fc.data_header_bytes + fc.timestamp_bytes) *
+         std::max<unsigned>(1, hops);
 }
 
 void Switch::inject_control(Packet* p, std::uint16_t o) {
   if (local_control_[o].full()) {
-    ++fc_counters_.control_overflows;
+    ++flowcut_->counters().control_overflows;
     fabric_.pool().put(p);
     return;
   }
@@ -930,22 +537,6 @@ void Switch::inject_control(Packet* p, std::uint16_t o) {
   local_control_[o].push_back(p);
   try_grant(o);
   try_transmit(o);
-}
-
-// ---- LetFlow --------------------------------------------------------------------------------------------
-
-std::uint16_t Switch::letflow_choose(Packet* p, const std::uint16_t* ports, std::uint32_t n) {
-  if (!letflow_) letflow_ = std::make_unique<FlowletTable>(config_.letflow_table);
-  const std::uint64_t sweeps = fabric_.now() / config_.letflow_delta_ps;
-  const FlowletResult r = letflow_->access_at_sweep(WideKey::from_flow(p->key), n, rng_, sweeps);
-  // Colliding flows share an entry, and their candidate lists may differ in length.
-  const std::uint16_t o = ports[r.port % n];
-  if (r.new_flowlet && flows_ && at_ingress(p)) {
-    Flow& f = (*flows_)[p->flow];
-    if (f.last_port >= 0 && f.last_port != o) ++f.path_changes;
-    f.last_port = o;
-  }
-  return o;
 }
 
 void Switch::egress_push(std::uint16_t o, std::uint32_t q, Packet* p) {

@@ -19,15 +19,15 @@
 #include <unordered_map>
 #include <vector>
 
-#include "tlm/blocks/fgfc.h"
-#include "tlm/blocks/flowlet_table.h"
 #include "tlm/common/rng.h"
 #include "tlm/model/egress_fc.h"
 #include "tlm/model/flow.h"
 #include "tlm/model/flowcut.h"
+#include "tlm/model/flowcut_engine.h"
 #include "tlm/model/fabric.h"
 #include "tlm/model/link.h"
 #include "tlm/model/routing.h"
+#include "tlm/model/routing_policy.h"
 #include "tlm/model/tlm_ports.h"
 
 namespace netasic {
@@ -65,7 +65,10 @@ struct SwitchCounters {
   std::uint64_t ce_marked = 0;        // data packets this switch marked CE
 };
 
-class Switch : public sc_core::sc_module, public EventTarget, public LinkSender {
+// The routing policy (RoutingFunction, created by name from the registry) picks a data packet's output
+// among its candidates; the Flowcut engine keeps the switch's Flowcut table (full-switch and ingress-only
+// variants), with the switch as its FlowcutOwner (control frames out, held packets back in).
+class Switch : public sc_core::sc_module, public EventTarget, public LinkSender, private FlowcutOwner {
  public:
   std::vector<std::unique_ptr<TargetSocket>> in;
   std::vector<std::unique_ptr<InitiatorSocket>> out;
@@ -96,10 +99,10 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   void prefetch_credit(std::uint16_t port, unsigned step) const override { prefetch_grant(port, step); }
   void on_credit(std::uint16_t port) override;
 
-  void set_flows(FlowTable* flows) { flows_ = flows; }
-  const FlowcutTableIf* flowcut_table() const { return fc_table_.get(); }
-  const FlowletTable* flowlet_table() const { return letflow_.get(); }
-  const FlowcutCounters& flowcut_counters() const { return fc_counters_; }
+  void set_flows(FlowTable* flows) { ctx_.flows = flows; }
+  const FlowcutTableIf* flowcut_table() const { return flowcut_ ? &flowcut_->table() : nullptr; }
+  const FlowletTable* flowlet_table() const { return policy_->flowlet_table(); }
+  const FlowcutCounters& flowcut_counters() const { return flowcut_ ? flowcut_->counters() : kNoFlowcut; }
   const EgressFc* egress_fc() const { return efc_.get(); }
 
  private:
@@ -127,30 +130,29 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   const void* rx_hint(std::uint16_t port) const { return &in_ports_[port]; }
   std::vector<std::unique_ptr<PortTarget<Switch>>> fw_;
   NoBackwardPath bw_;
+  void build_routing();  // the routing context, the Flowcut engine, the policy (constructor)
   void arrive(Packet* p);
   void enqueue(Packet* p, std::uint16_t o);
   std::uint16_t route(Packet* p);
   void assign_vc(Packet* p, std::uint16_t o);
   void release_input(const Packet* p);  // frees its input-buffer space and returns the credit upstream
   const std::uint16_t* candidates(const Packet* p, std::uint32_t dst_switch, std::uint32_t& n) const;
-  static constexpr std::uint16_t kHeld = 0xffff;
-  // Flowcut.
-  bool tracks(const Packet* p, std::uint32_t dst_switch) const;
-  std::uint16_t flowcut_choose(Packet* p, const std::uint16_t* ports, std::uint32_t n);
-  std::uint16_t follow_flowcut(Packet* p, std::uint32_t index);  // a table hit: count it, take its port
-  bool start_flowcut(Packet* p, const WideKey& key, const std::uint16_t* ports, std::uint32_t n, std::uint16_t& o);
-  bool flowcut_ack(Packet* a);  // true when consumed here
-  void flowcut_ack_at_table(Packet* a, bool tracked, bool at_ingress);
-  void make_flowcut_ack(const Packet* p);
-  void send_fgfc(std::uint32_t host, std::uint32_t flow_id, bool xoff, std::uint32_t flow);
-  void emit_fgfc_frames();
-  void retry_held();
-  void inject_control(Packet* p, std::uint16_t o);
-  bool at_ingress(const Packet* p) const { return routing_.peer(id_, p->in_port) == RoutingTable::kHost; }
-  std::uint16_t letflow_choose(Packet* p, const std::uint16_t* ports, std::uint32_t n);
-  std::uint16_t pick(const std::uint16_t* ports, std::uint32_t n, const Packet* p);
-  std::uint16_t least_loaded(const std::uint16_t* ports, std::uint32_t n);
-  std::uint64_t load(std::uint16_t o) const { return out_ports_[o].backlog; }
+  static constexpr std::uint16_t kHeld = RoutingFunction::kHeld;
+  // Flowcut: an ACK arriving here (true when consumed), the ACK of a packet leaving for its host.
+  bool flowcut_ack_in(Packet* a);
+  void send_flowcut_ack(const Packet* p);
+  // FlowcutOwner.
+  Ps ack_transmission_term(std::uint16_t out_port, std::uint32_t ack_bytes, unsigned hops) const override;
+  void inject_control(Packet* p, std::uint16_t o) override;
+  void schedule_fgfc_poll(Ps at) override { fabric_.schedule(at, this, kFgfcPoll); }
+  const std::uint16_t* held_candidates(const Packet* p, std::uint32_t& n) override {
+    return candidates(p, routing_.host_switch(p->dst_host), n);
+  }
+  void release_held(Packet* p, std::uint16_t o) override {
+    assign_vc(p, o);
+    enqueue(p, o);
+  }
+  static const FlowcutCounters kNoFlowcut;
   enum SwitchEvent : std::uint32_t { kArrive = 1, kTxDone = 2, kFgfcPoll = 3, kFcKick = 4 };
   // The arbiter and the egress are tried several times per packet, and most tries find nothing to do;
   // those return here, inline, before the call into the work proper (grant, transmit_next).
@@ -290,24 +292,11 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender 
   std::vector<Ps> column_busy_;                       // [row * radix + o]
   std::vector<std::uint64_t> queued_bytes_;           // lossy: [o * egress_queues + q] VOQ + egress bytes
 
-  FlowTable* flows_ = nullptr;
-  std::unique_ptr<FlowcutTableIf> fc_table_;
-  std::unique_ptr<RttMonitor> rtt_;
-  std::unique_ptr<FgfcGenerator> fgfc_;
-  std::unordered_map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> fgfc_dest_;  // flow id -> host, flow
-  bool fgfc_poll_pending_ = false;
-  std::vector<std::uint32_t> shadow_;  // untracked in-flight bytes by flow hash
-  // Early resume releases an entry with packets still in flight; their ACKs must not be taken off the
-  // flow's next entry. Each ingress entry gets an epoch, packets carry it and ACKs echo it.
-  std::vector<std::uint32_t> fc_epoch_;
-  std::vector<Ps> drain_since_;                 // per entry: when its drain started (or was renewed)
-  std::vector<std::uint8_t> drain_refreshes_;   // per entry: XOFFs sent again for this drain
-  static constexpr std::uint8_t kMaxDrainRefreshes = 3;
-  std::uint32_t next_epoch_ = 0;
-  std::deque<Packet*> held_;
+  RoutingContext ctx_;  // what the policy and the Flowcut engine read of this switch
+  std::unique_ptr<FlowcutEngine> flowcut_;  // before policy_, which refers to it
+  std::unique_ptr<RoutingFunction> policy_;
+  bool hash_routes_ = false;  // policy_->hash_only(), beside what the arrival prefetch reads
   std::vector<boost::circular_buffer<Packet*>> local_control_;  // per output: frames generated here
-  FlowcutCounters fc_counters_;
-  std::unique_ptr<FlowletTable> letflow_;
   SwitchCounters counters_;
   std::unique_ptr<EgressFc> efc_;  // switch.flow_control other than none: data egress queues live here
   std::vector<FcFrame> fc_out_;

@@ -4,6 +4,9 @@
 // packets; the table reports the paper's per-flow state.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "verification/common/run_helpers.h"
 
 namespace netasic {
@@ -184,6 +187,45 @@ TEST(FlowcutStress, SourcesResumingBeforeTheDrainEndsAreHandled) {
   EXPECT_EQ(fc["drains_completed"].get<std::uint64_t>() + fc["drains_abandoned"].get<std::uint64_t>() + in_progress,
             fc["drains"].get<std::uint64_t>());
 }
+
+}  // namespace
+}  // namespace netasic
+
+namespace netasic {
+namespace {
+
+// Early resume releases a draining flow's entry with at most k packets in flight, counted per entry from
+// the packets themselves (not from the byte rule). Flows of 16 full packets and a 64 B last one, drained
+// at nearly every ACK (threshold 1): the case where a bound of k x (MTU + header) bytes lets k full
+// packets and the short last one fly (k + 1; this test fails with that bound).
+void expect_early_resume_bound(const std::string& variant, std::uint64_t k) {
+  SCOPED_TRACE(variant + ", k = " + std::to_string(k));
+  auto sim = run(loaded({"routing.policy=flowcut", "flowcut.variant=" + variant,
+                         "flowcut.early_resume_packets=" + std::to_string(k), "workload.size_bytes=65600",
+                         "flowcut.rtt_ratio_threshold=1"}));
+  ASSERT_TRUE(sim->all_flows_completed());
+  const auto j = sim->summary();
+  EXPECT_GT(j["flowcut"]["early_resumes"].get<std::uint64_t>(), 0u);
+  std::uint64_t most = 0, resumes = 0;
+  for (const auto& sw : sim->switches()) {
+    most = std::max(most, sw->flowcut_counters().max_packets_at_early_resume);
+    resumes += sw->flowcut_counters().early_resumes;
+  }
+  EXPECT_GT(resumes, 0u);
+  EXPECT_GE(most, 1u);
+  EXPECT_LE(most, k);
+  // Each early resume leaves at most k packets behind on the old path: at most k late packets per resume.
+  // (The receivers' max_ooo_degree, a PSN gap, counts the packets that overtake a late one on the new,
+  // faster path: it is not bounded by k.)
+  EXPECT_LE(j["packets"]["late"].get<std::uint64_t>(), k * resumes);
+  EXPECT_EQ(j["bytes"]["injected"], j["bytes"]["delivered"]);
+}
+
+// One simulation per test process: one test per variant and k.
+TEST(FlowcutEarlyResume, IngressOnlyReleasesWithAtMostOnePacketInFlight) { expect_early_resume_bound("ingress_only", 1); }
+TEST(FlowcutEarlyResume, IngressOnlyReleasesWithAtMostTwoPacketsInFlight) { expect_early_resume_bound("ingress_only", 2); }
+TEST(FlowcutEarlyResume, FullSwitchReleasesWithAtMostOnePacketInFlight) { expect_early_resume_bound("full_switch", 1); }
+TEST(FlowcutEarlyResume, FullSwitchReleasesWithAtMostTwoPacketsInFlight) { expect_early_resume_bound("full_switch", 2); }
 
 }  // namespace
 }  // namespace netasic

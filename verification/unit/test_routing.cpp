@@ -3,6 +3,7 @@
 
 #include "tlm/common/error.h"
 #include "tlm/model/routing.h"
+#include "tlm/model/routing_policy.h"
 
 namespace netasic {
 namespace {
@@ -44,6 +45,65 @@ TEST(Routing, GroupsGiveNextHopsTowardAGroup) {
 TEST(Routing, PolicyNames) {
   for (const auto& name : routing_policy_names()) EXPECT_EQ(routing_policy_name(parse_routing_policy(name)), name);
   EXPECT_THROW(parse_routing_policy("shortest"), InputError);
+}
+
+// The policies through the registry, on the square (two equal-cost ports 1 and 2 from switch 0 to 3).
+struct SquarePolicies : ::testing::Test {
+  SquarePolicies() : table({{H, 1, 2}, {0, 3}, {0, 3}, {1, 2, H}}, {0, 3}, {0, 2}, {}), rng(1, 2) {
+    ctx.routing = &table;
+    ctx.rng = &rng;
+    ctx.backlog_base = reinterpret_cast<const char*>(&backlog[0]);
+    ctx.backlog_stride = sizeof(std::uint64_t);
+    ctx.switch_id = 0;
+    ctx.hash_salt = 0x1234;
+  }
+  Packet packet(std::uint32_t hash) {
+    Packet p;
+    p.type = PacketType::data;
+    p.flow_hash = hash;
+    p.dst_host = 1;
+    p.in_port = 0;
+    return p;
+  }
+  RoutingTable table;
+  Rng rng;
+  std::uint64_t backlog[3] = {0, 5000, 100};
+  RoutingContext ctx;
+  const std::uint16_t ports[2] = {1, 2};
+};
+
+TEST_F(SquarePolicies, EveryNameBuildsItsPolicy) {
+  for (const auto& name : routing_policy_names()) {
+    const RoutingPolicy p = parse_routing_policy(name);
+    auto f = make_routing_function(p, ctx, RoutingPolicySettings{});
+    ASSERT_NE(f, nullptr) << name;
+    // Only ECMP and dragonfly-minimal choose by the flow hash alone (what the prefetch hook relies on).
+    EXPECT_EQ(f->hash_only(), p == RoutingPolicy::ecmp || p == RoutingPolicy::minimal) << name;
+  }
+}
+
+TEST_F(SquarePolicies, EcmpAndFlowcutWithoutStateFollowTheHash) {
+  auto ecmp = make_routing_function(RoutingPolicy::ecmp, ctx, {});
+  auto flowcut = make_routing_function(RoutingPolicy::flowcut, ctx, {});  // NIC-only: no table in the switch
+  for (std::uint32_t h = 0; h < 64; ++h) {
+    Packet p = packet(h * 0x9e3779b9u);
+    const std::uint16_t o = ctx.hash_pick(ports, 2, &p);
+    EXPECT_EQ(ecmp->choose(&p, ports, 2), o);
+    EXPECT_EQ(flowcut->choose(&p, ports, 2), o);
+  }
+}
+
+TEST_F(SquarePolicies, AdaptiveTakesTheLeastLoadedAndSprayTakesBoth) {
+  auto adaptive = make_routing_function(RoutingPolicy::adaptive, ctx, {});
+  auto spray = make_routing_function(RoutingPolicy::spray, ctx, {});
+  Packet p = packet(7);
+  EXPECT_EQ(adaptive->choose(&p, ports, 2), 2);  // backlog 100 < 5000
+  backlog[2] = 9000;
+  EXPECT_EQ(adaptive->choose(&p, ports, 2), 1);
+  int on[3] = {0, 0, 0};
+  for (int i = 0; i < 200; ++i) ++on[spray->choose(&p, ports, 2)];
+  EXPECT_GT(on[1], 50);
+  EXPECT_GT(on[2], 50);
 }
 
 }  // namespace

@@ -1,0 +1,104 @@
+// The switch's prefetch hooks (EventTarget::prefetch, LinkSender::prefetch_credit): the event queue calls
+// them a few events ahead, so that the lines an arrival, a transmission or a grant touches first are in
+// cache when the event runs. They only read; results never depend on them.
+#include "tlm/model/switch.h"
+
+namespace netasic {
+
+void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const {
+  const bool plain_routes = !routing_.has_groups() && !routing_.up_down() && !flowcut_;
+  if (kind == kArrive) {
+    // Most grants happen at an arrival: the packet joins its VOQ and the arbiter takes it at once. So
+    // besides the route, bring in what that grant touches: the output port, the VOQ, the egress queue,
+    // the output link's credit state, and the input's state and link (the credit goes back at grant).
+    const Packet* p = reinterpret_cast<const Packet*>(data);
+    const std::uint16_t i = p->in_port;
+    const std::uint32_t dst_switch = routing_.host_switch(p->dst_host);
+    const bool local = dst_switch == id_;
+    if (step == 1) {
+      __builtin_prefetch(&in_ports_[i]);
+      if (const Link* in = port_links_[i].in) in->prefetch_hot();
+      if (local) prefetch_output(routing_.host_port(p->dst_host), p);
+      else if (plain_routes) __builtin_prefetch(routing_.next_hops_entry(id_, dst_switch));
+      return;
+    }
+    // Step 0: the credit-return slot on the input link; for a local host, the VOQ; otherwise the port
+    // the hash picks (the same choice as route() where that choice is a pure function of the packet: a
+    // hash-only policy, or any packet other than data), with its VOQ.
+    if (const Link* in = port_links_[i].in) in->prefetch_return_slot();
+    if (local) {
+      __builtin_prefetch(&voqs_[voq_index(i, routing_.host_port(p->dst_host), p->vc)]);
+      return;
+    }
+    if (!plain_routes) return;
+    if (p->type == PacketType::data && !hash_routes_) return;
+    std::uint32_t n = 0;
+    const std::uint16_t* c = routing_.next_hops(id_, dst_switch, n);
+    if (n == 0) return;
+    const std::uint16_t o = ctx_.hash_pick(c, n, p);
+    prefetch_output(o, p);
+    __builtin_prefetch(&voqs_[voq_index(i, o, p->type == PacketType::data ? 1 : 0)]);
+  } else if (kind == kTxDone) {
+    const auto o = static_cast<std::uint16_t>(data);
+    const std::size_t base = std::size_t{o} * config_.egress_queues;
+    if (step == 1) {
+      // The port, the receiving port's state behind its link (from a small per-switch array that stays
+      // in cache: the transmission writes it), and the first entries of the control and first data
+      // queues (their heads read from the switch's egress-queue array, small enough to stay in cache).
+      __builtin_prefetch(&out_ports_[o]);
+      if (const void* rx = port_links_[o].out_rx) __builtin_prefetch(rx);
+      if (egress_[base].count) __builtin_prefetch(&egress_front(base));
+      if (egress_[base + 1].count) __builtin_prefetch(&egress_front(base + 1));
+      prefetch_grant(o, 1);
+      return;
+    }
+    // Step 0: the output link's state, and the packets at the heads of those two queues (one of them is
+    // sent now).
+    const OutPort& op = out_ports_[o];
+    if (op.link) op.link->prefetch_state();
+    if (egress_[base].count) __builtin_prefetch(egress_front(base).packet);
+    if (egress_[base + 1].count) __builtin_prefetch(egress_front(base + 1).packet);
+    prefetch_grant(o, 0);
+  }
+}
+
+void Switch::prefetch_grant(std::uint16_t o, unsigned step) const {
+  const std::uint8_t vcs = config_.vcs;
+  const std::uint8_t data_vc = static_cast<std::uint8_t>(vcs - 1);
+  if (step == 1) {
+    __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);  // the request masks
+    // The VOQs of the highest data VC (the arbiter's first data VC), when they fit in four lines.
+    if (config_.radix * sizeof(Fifo) <= 256) {
+      const char* v = reinterpret_cast<const char*>(&voqs_[voq_index(0, o, data_vc)]);
+      for (std::size_t b = 0; b < config_.radix * sizeof(Fifo); b += 64) __builtin_prefetch(v + b);
+    }
+    return;
+  }
+  // Step 0: the input the round-robin comes to, on the first VC with requests in the arbiter's order.
+  const OutPort& op = out_ports_[o];
+  if (!op.requesting) return;
+  for (int k = 0; k < vcs; ++k) {
+    const auto vc = static_cast<std::uint8_t>(k == 0 ? 0 : vcs - k);
+    const std::uint64_t mask = op.request[vc];
+    if (!mask) continue;
+    const std::uint64_t hi = op.rr_input >= 64 ? 0 : mask & (~std::uint64_t{0} << op.rr_input);
+    const auto i = static_cast<std::uint16_t>(__builtin_ctzll(hi ? hi : mask));
+    if (vc == data_vc) {
+      if (const Packet* head = voqs_[voq_index(i, o, vc)].head) __builtin_prefetch(head);
+    } else {
+      __builtin_prefetch(&voqs_[voq_index(i, o, vc)]);
+    }
+    __builtin_prefetch(&in_ports_[i]);
+    if (const Link* in = port_links_[i].in) in->prefetch_hot();
+    return;
+  }
+}
+
+void Switch::prefetch_output(std::uint16_t o, const Packet* p) const {
+  __builtin_prefetch(&out_ports_[o]);
+  __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);
+  __builtin_prefetch(&egress_[std::size_t{o} * config_.egress_queues + egress_queue_of(p)]);
+  if (const Link* out = port_links_[o].out) out->prefetch_state();
+}
+
+}  // namespace netasic
