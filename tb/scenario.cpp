@@ -9,7 +9,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "tb/choices.h"
+#include "tlm/blocks/flowcut_table.h"
+#include "tlm/blocks/reorder_buffer.h"
 #include "tlm/common/error.h"
+#include "tlm/model/egress_fc.h"
+#include "tlm/model/flowcut.h"
+#include "tlm/model/nic.h"
+#include "tlm/model/routing.h"
 
 namespace netasic {
 
@@ -24,8 +31,13 @@ KeyDef N(std::string name, std::string unit, std::string def, double min, double
 KeyDef S(std::string name, std::string def, std::string desc) {
   return KeyDef{std::move(name), KeyType::string, "", std::move(def), 0, 0, false, {}, std::move(desc)};
 }
-KeyDef C(std::string name, std::string def, std::vector<std::string> choices, std::string desc) {
-  return KeyDef{std::move(name), KeyType::choice, "", std::move(def), 0, 0, false, std::move(choices), std::move(desc)};
+// A choice key and its table of accepted names to enumerators of E: the one place its values are defined.
+template <class E>
+KeyDef C(std::string name, std::string def, std::vector<std::pair<const char*, E>> choices, std::string desc) {
+  std::vector<ChoiceDef> table;
+  for (const auto& [choice, value] : choices) table.push_back(ChoiceDef{choice, static_cast<int>(value)});
+  return KeyDef{std::move(name), KeyType::choice, "", std::move(def), 0, 0, false, std::move(table), std::move(desc),
+                typeid(E)};
 }
 KeyDef B(std::string name, std::string def, std::string desc) {
   return KeyDef{std::move(name), KeyType::boolean, "", std::move(def), 0, 0, false, {}, std::move(desc)};
@@ -47,7 +59,10 @@ std::vector<KeyDef> build_keys() {
         "Back the model's memory with transparent huge pages (Linux) once it is built, which saves most TLB "
         "misses on large fabrics. Results do not depend on it; false leaves memory as the C library gives it."),
       // Topology.
-      C("topology.type", "fat_tree", {"fat_tree", "leaf_spine", "dragonfly", "torus", "irregular", "file"},
+      C<TopologyType>("topology.type", "fat_tree",
+        {{"fat_tree", TopologyType::fat_tree}, {"leaf_spine", TopologyType::leaf_spine},
+         {"dragonfly", TopologyType::dragonfly}, {"torus", TopologyType::torus},
+         {"irregular", TopologyType::irregular}, {"file", TopologyType::file}},
         "Network topology."),
       I("topology.fat_tree.k", "", "8", 2, 64, "Fat tree arity k (even): k pods, k^3/4 hosts at taper 1."),
       N("topology.fat_tree.taper", "", "1", 1, 16,
@@ -76,7 +91,8 @@ std::vector<KeyDef> build_keys() {
       N("link.rate_gbps", "Gb/s", "200", 0.001, 1e5, "Rate of every link built by a topology generator."),
       N("link.prop_delay_ns", "ns", "100", 0, 1e9, "Propagation delay of every generated link."),
       I("link.overhead_bytes", "bytes", "20", 0, 1000, "Per-packet wire overhead (preamble, inter-frame gap)."),
-      C("link.flow_control", "lossless", {"lossless", "lossy"},
+      C<LinkFlowControl>("link.flow_control", "lossless",
+        {{"lossless", LinkFlowControl::lossless}, {"lossy", LinkFlowControl::lossy}},
         "lossless: credit-based per virtual channel; lossy: no credits, drop-tail at full egress queues."),
       // Failures.
       N("failures.degraded_fraction", "", "0", 0, 1,
@@ -103,7 +119,9 @@ std::vector<KeyDef> build_keys() {
       N("switch.internal_speedup", "", "2", 0.1, 100,
         "Row bus and column channel bandwidth as a multiple of the fastest port."),
       // Hop-by-hop flow control at the egress queues (docs/flowsail.md).
-      C("switch.flow_control", "none", {"none", "flowsail", "bfc", "pfc", "ideal"},
+      C<FcMode>("switch.flow_control", "none",
+        {{"none", FcMode::none}, {"flowsail", FcMode::flowsail}, {"bfc", FcMode::bfc}, {"pfc", FcMode::pfc},
+         {"ideal", FcMode::ideal}},
         "none: data waits in VOQs behind small egress queues (credit flow control only); flowsail, bfc, pfc, "
         "ideal: output-queued data in switch.fc.queues queues per port on a shared buffer, with FlowSail "
         "(per-flow PAUSE, isolation in rsvQ), BFC-style per-queue pause, PFC per-class pause, or one queue per "
@@ -114,7 +132,8 @@ std::vector<KeyDef> build_keys() {
       I("switch.fc.groups", "", "1", 1, 8,
         "Queue groups per port (traffic class modulo groups), strict priority between groups, each running "
         "the flow control on its own; must divide switch.fc.queues."),
-      C("switch.fc.scheduler", "rr", {"rr", "drr"}, "Inside a group: round-robin or deficit round-robin."),
+      C<FcScheduler>("switch.fc.scheduler", "rr", {{"rr", FcScheduler::rr}, {"drr", FcScheduler::drr}},
+        "Inside a group: round-robin or deficit round-robin."),
       I("switch.fc.buffer_bytes", "bytes", "12582912", 4096, 1e12, "Shared data buffer per switch (12 MiB)."),
       I("switch.fc.q_low_bytes", "bytes", "0", 0, 1e10,
         "FlowSail Ql, BFC and ideal pause threshold; 0: one hop-BDP divided by the group's active queues (holding "
@@ -129,26 +148,35 @@ std::vector<KeyDef> build_keys() {
       I("switch.ecn_threshold_bytes", "bytes", "0", 0, 1e10,
         "ECN marking: an ECN-capable data packet (nic.cc dctcp) leaving an output whose backlog behind it (VOQs "
         "plus egress queues of that output) exceeds this many bytes is marked CE; 0 = no marking."),
-      C("routing.policy", "ecmp", {"ecmp", "spray", "adaptive", "minimal", "valiant", "ugal", "flowcut", "letflow"},
+      C<RoutingPolicy>("routing.policy", "ecmp",
+        {{"ecmp", RoutingPolicy::ecmp}, {"spray", RoutingPolicy::spray}, {"adaptive", RoutingPolicy::adaptive},
+         {"minimal", RoutingPolicy::minimal}, {"valiant", RoutingPolicy::valiant}, {"ugal", RoutingPolicy::ugal},
+         {"flowcut", RoutingPolicy::flowcut}, {"letflow", RoutingPolicy::letflow}},
         "Routing policy: ecmp (flow hash), spray (per-packet random), adaptive (per-packet least-loaded), "
         "flowcut (Flowcut switching, flowcut.*), letflow (flowlet switching, letflow.*); dragonfly also minimal, "
         "valiant, ugal."),
-      C("routing.up_down", "auto", {"auto", "on", "off"},
+      C<UpDownMode>("routing.up_down", "auto",
+        {{"auto", UpDownMode::automatic}, {"on", UpDownMode::on}, {"off", UpDownMode::off}},
         "Up*/down* routing (deadlock-free on any topology): auto = on for torus and irregular networks; the "
         "routing policy (ecmp, spray, adaptive, ...) then chooses among the minimal legal next hops."),
       N("routing.ugal_bias_bytes", "bytes", "0", 0, 1e9,
         "UGAL: backlog*hops margin the non-minimal path must win by (bias toward minimal)."),
       // Flowcut.
-      C("flowcut.variant", "ingress_only", {"full_switch", "ingress_only", "nic_only"},
+      C<FlowcutVariant>("flowcut.variant", "ingress_only",
+        {{"full_switch", FlowcutVariant::full_switch}, {"ingress_only", FlowcutVariant::ingress_only},
+         {"nic_only", FlowcutVariant::nic_only}},
         "Where Flowcut state lives: every switch, the host-facing (ingress) switch, or the source NIC."),
       I("flowcut.table.entries", "", "4096", 16, 1048576, "Flowcut table entries (per switch, or per NIC for nic_only)."),
-      C("flowcut.table.organization", "cam", {"cam", "hashed"},
+      C<FlowcutOrganization>("flowcut.table.organization", "cam",
+        {{"cam", FlowcutOrganization::fully_associative}, {"hashed", FlowcutOrganization::set_associative}},
         "cam: fully associative; hashed: set-associative on RAM (CRC-32 of the key picks the set)."),
-      C("switch.flowcut_table.impl", "model", {"model", "rtl", "rtl_sc"},
+      C<FlowcutTableImpl>("switch.flowcut_table.impl", "model",
+        {{"model", FlowcutTableImpl::model}, {"rtl", FlowcutTableImpl::rtl}, {"rtl_sc", FlowcutTableImpl::rtl_sc}},
         "Flowcut table implementation: the C++ model, or the Verilated RTL co-simulated in the network "
         "(rtl: Verilator's C++ output; rtl_sc: its SystemC output, evaluated by the adapter)."),
       I("flowcut.table.ways", "", "4", 1, 16, "Ways per set of the hashed table (entries/ways a power of two)."),
-      C("flowcut.overflow", "untracked", {"untracked", "hold"},
+      C<FlowcutOverflow>("flowcut.overflow", "untracked",
+        {{"untracked", FlowcutOverflow::untracked}, {"hold", FlowcutOverflow::hold}},
         "A packet that finds the table full: untracked (forward on the flow's ECMP path, counted in shadow "
         "counters) or hold (wait in the input buffer until an entry frees)."),
       I("flowcut.shadow_counters", "", "1024", 1, 1048576,
@@ -183,7 +211,9 @@ std::vector<KeyDef> build_keys() {
       N("nic.rto_us", "us", "100", 0.001, 1e9,
         "Retransmission timeout (go-back-N), armed only where packets can be lost (lossy links or error rates)."),
       I("nic.rx_buffer_bytes", "bytes", "262144", 1024, 1e10, "NIC receive buffer (credits advertised to the switch)."),
-      C("nic.transport", "basic", {"basic", "reorder", "gbn", "sr"},
+      C<TransportKind>("nic.transport", "basic",
+        {{"basic", TransportKind::basic}, {"reorder", TransportKind::reorder}, {"gbn", TransportKind::go_back_n},
+         {"sr", TransportKind::selective_repeat}},
         "basic: per-packet ACKs, unbounded reordering at the receiver; reorder: the rearrange-buffer engine "
         "with cumulative ACK / NACK (Martinez et al., IPDPS 2005), nic.reorder.*; gbn: go-back-N (RoCE-like): "
         "the receiver accepts only the expected PSN, drops the rest and NACKs once per gap, the sender "
@@ -195,7 +225,8 @@ std::vector<KeyDef> build_keys() {
       I("nic.sr.sack_blocks", "", "3", 1, 4,
         "Selective repeat: received ranges above the cumulative point per SACK (8 bytes each on top of "
         "nic.ack_bytes): the range of the packet acknowledged first, then the lowest."),
-      C("nic.cc", "none", {"none", "dctcp"},
+      C<CongestionControlKind>("nic.cc", "none",
+        {{"none", CongestionControlKind::none}, {"dctcp", CongestionControlKind::dctcp}},
         "Congestion control at the source NIC: none (only nic.window_bytes), or dctcp: data packets carry ECT, "
         "switches mark CE above switch.ecn_threshold_bytes, the receiver echoes the marks, and each flow keeps "
         "a DCTCP window (nic.dctcp.*), capped by nic.window_bytes when that is set."),
@@ -203,13 +234,15 @@ std::vector<KeyDef> build_keys() {
         "DCTCP: gain of alpha, the moving average of the fraction of bytes marked per window of data."),
       I("nic.dctcp.initial_window_bytes", "bytes", "16384", 64, 1e12,
         "DCTCP: each flow's first window (about Linux's 10 segments of 1460 B); never below one nic.mtu_bytes."),
-      C("nic.dctcp.slow_start", "on", {"on", "off"},
+      C<Switched>("nic.dctcp.slow_start", "on", {{"on", Switched::on}, {"off", Switched::off}},
         "DCTCP: on: slow start (the window grows by the bytes acknowledged) until the first cut or timeout, then "
         "one nic.mtu_bytes per window; off: additive from the initial window (slow start only after a timeout)."),
-      C("nic.reorder.connection", "message", {"message", "pair"},
+      C<ReorderConnection>("nic.reorder.connection", "message",
+        {{"message", ReorderConnection::message}, {"pair", ReorderConnection::pair}},
         "What one rearrange connection carries: one message (flow), or every message from one source to this "
         "NIC in one sequence space, sent in start order (the paper's connections; the buffer is then per pair)."),
-      C("nic.reorder.memory", "static", {"static", "dynamic"},
+      C<ReorderMemory>("nic.reorder.memory", "static",
+        {{"static", ReorderMemory::static_partition}, {"dynamic", ReorderMemory::dynamic_pool}},
         "Rearrange memory: a fixed partition per connection, or one pool per NIC with a per-connection cap."),
       I("nic.reorder.buffer_bytes", "bytes", "65536", 64, 1e9,
         "Rearrange buffer per connection (static), or the per-connection cap (dynamic); must hold one "
@@ -218,13 +251,17 @@ std::vector<KeyDef> build_keys() {
         "Shared rearrange pool per NIC (dynamic memory), each connection capped at nic.reorder.buffer_bytes."),
       I("nic.reorder.unit_bytes", "bytes", "256", 1, 65536,
         "Allocation unit (cell) of the rearrange memory; a packet takes ceil(size / unit) cells."),
-      C("nic.reorder.injection", "adap_li", {"unlimited", "adap_li", "adap_lw"},
+      C<NicConfig::Injection>("nic.reorder.injection", "adap_li",
+        {{"unlimited", NicConfig::Injection::unlimited}, {"adap_li", NicConfig::Injection::adap_li},
+         {"adap_lw", NicConfig::Injection::adap_lw}},
         "Source injection control: unlimited (UI); adap_li: one packet per acknowledged packet after a rejection, "
         "until every rejected packet is acknowledged; adap_lw: inject only what fits in the destination buffer "
         "(static memory)."),
       // Workload.
-      C("workload.type", "permutation",
-        {"permutation", "all_to_all", "random", "uniform", "bit_reversal", "incast", "file"},
+      C<WorkloadType>("workload.type", "permutation",
+        {{"permutation", WorkloadType::permutation}, {"all_to_all", WorkloadType::all_to_all},
+         {"random", WorkloadType::random}, {"uniform", WorkloadType::uniform},
+         {"bit_reversal", WorkloadType::bit_reversal}, {"incast", WorkloadType::incast}, {"file", WorkloadType::file}},
         "permutation: each host sends workload.size_bytes to one partner and receives from one; all_to_all; "
         "random: Poisson arrivals to random partners, sizes from workload.cdf at workload.load; uniform and "
         "bit_reversal: Poisson arrivals of workload.size_bytes messages at workload.load, to a random host or to "
@@ -292,7 +329,7 @@ KeyValue parse_value(const KeyDef& def, const std::string& raw, const std::strin
     case KeyType::string: return text;
     case KeyType::choice:
       for (const auto& c : def.choices)
-        if (c == text) return text;
+        if (c.name == text) return text;
       throw fail("not an accepted value");
     case KeyType::list: {
       // Comma-separated on the command line; brackets optional.
@@ -328,11 +365,23 @@ std::string KeyDef::range_text() const {
     case KeyType::integer:
     case KeyType::number: return has_range ? fmt::format("{}..{}", fmt_num(min), fmt_num(max)) : "any";
     case KeyType::boolean: return "true, false";
-    case KeyType::choice: return fmt::format("one of: {}", fmt::join(choices, ", "));
+    case KeyType::choice: return fmt::format("one of: {}", fmt::join(choice_names(), ", "));
     case KeyType::list: return "list of strings";
     case KeyType::string: return "text";
   }
   return "";
+}
+
+std::vector<std::string> KeyDef::choice_names() const {
+  std::vector<std::string> names;
+  for (const auto& c : choices) names.push_back(c.name);
+  return names;
+}
+
+const std::string& KeyDef::choice_name(int value) const {
+  for (const auto& c : choices)
+    if (c.value == value) return c.name;
+  throw ModelError(fmt::format("scenario key {} has no name for enumerator {}", name, value));
 }
 
 const std::vector<KeyDef>& scenario_keys() {
@@ -464,6 +513,16 @@ const KeyValue& Scenario::get(const std::string& key, KeyType expected) const {
   const bool ok = def->type == expected || (expected == KeyType::string && def->type == KeyType::choice);
   if (!ok) throw ModelError(fmt::format("scenario key {} is {}, read as {}", key, key_type_name(def->type), key_type_name(expected)));
   return values_.at(key);
+}
+
+int Scenario::choice_value(const std::string& key, std::type_index type) const {
+  const KeyDef* def = find_key(key);
+  if (!def || def->type != KeyType::choice) throw ModelError(fmt::format("scenario key {} is not a choice", key));
+  if (def->choice_type != type) throw ModelError(fmt::format("scenario key {} read as another enum", key));
+  const std::string& name = std::get<std::string>(values_.at(key));
+  for (const auto& c : def->choices)
+    if (c.name == name) return c.value;
+  throw ModelError(fmt::format("scenario key {} holds '{}', which parsing accepts no more", key, name));
 }
 
 std::int64_t Scenario::integer(const std::string& key) const { return std::get<std::int64_t>(get(key, KeyType::integer)); }

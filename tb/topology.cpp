@@ -1,5 +1,7 @@
 #include "tb/topology.h"
 
+#include "tb/choices.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -317,16 +319,17 @@ void degrade(Topology& t, const Scenario& s) {
 }  // namespace
 
 Topology build_topology(const Scenario& s) {
-  const std::string& type = s.string("topology.type");
   const double rate = s.number("link.rate_gbps");
   const double delay = s.number("link.prop_delay_ns");
   Topology t;
-  if (type == "fat_tree") t = fat_tree(s, rate, delay);
-  else if (type == "leaf_spine") t = leaf_spine(s, rate, delay);
-  else if (type == "dragonfly") t = dragonfly(s, rate, delay);
-  else if (type == "torus") t = torus(s, rate, delay);
-  else if (type == "irregular") t = irregular(s, rate, delay);
-  else t = from_file(s);
+  switch (s.choice<TopologyType>("topology.type")) {
+    case TopologyType::fat_tree: t = fat_tree(s, rate, delay); break;
+    case TopologyType::leaf_spine: t = leaf_spine(s, rate, delay); break;
+    case TopologyType::dragonfly: t = dragonfly(s, rate, delay); break;
+    case TopologyType::torus: t = torus(s, rate, delay); break;
+    case TopologyType::irregular: t = irregular(s, rate, delay); break;
+    case TopologyType::file: t = from_file(s); break;
+  }
   if (t.hosts() < 2) throw InputError(fmt::format("{}: needs at least two hosts, has {}", t.description, t.hosts()));
   degrade(t, s);
   return t;

@@ -1,8 +1,12 @@
 // Scenario keys: defaults, YAML, --set, and every kind of bad input naming the key or line.
 #include <gtest/gtest.h>
 
+#include "tb/choices.h"
 #include "tb/scenario.h"
 #include "tlm/common/error.h"
+#include "tlm/model/egress_fc.h"
+#include "tlm/model/nic.h"
+#include "tlm/model/routing.h"
 
 namespace netasic {
 namespace {
@@ -70,6 +74,38 @@ TEST(Scenario, WrongTypeOutOfRangeAndBadChoice) {
   EXPECT_NE(e.find("has no value"), std::string::npos) << e;
   e = error_of([&] { s.load_yaml_text("a: [\n", "z.yaml"); });
   EXPECT_NE(e.find("not valid YAML"), std::string::npos) << e;
+}
+
+TEST(Scenario, ChoiceKeysReadAsTheirEnum) {
+  Scenario s;
+  EXPECT_EQ(s.choice<RoutingPolicy>("routing.policy"), RoutingPolicy::ecmp);
+  EXPECT_EQ(s.choice<TopologyType>("topology.type"), TopologyType::fat_tree);
+  s.set_assignment("nic.transport=sr");
+  EXPECT_EQ(s.choice<TransportKind>("nic.transport"), TransportKind::selective_repeat);
+  s.set_assignment("switch.flow_control=flowsail");
+  EXPECT_EQ(s.choice<FcMode>("switch.flow_control"), FcMode::flowsail);
+  s.set_assignment("routing.up_down=auto");
+  EXPECT_EQ(s.choice<UpDownMode>("routing.up_down"), UpDownMode::automatic);
+  // Reading a key as another enum, or a non-choice key as an enum, is a program error.
+  EXPECT_THROW(s.choice<TransportKind>("routing.policy"), ModelError);
+  EXPECT_THROW(s.choice<TransportKind>("nic.mtu_bytes"), ModelError);
+}
+
+TEST(Scenario, EveryChoiceMapsToDistinctEnumerators) {
+  for (const auto& k : scenario_keys()) {
+    if (k.type != KeyType::choice) continue;
+    EXPECT_NE(k.choice_type, std::type_index(typeid(void))) << k.name;
+    bool default_accepted = false;
+    for (std::size_t i = 0; i < k.choices.size(); ++i) {
+      default_accepted = default_accepted || k.choices[i].name == k.default_value;
+      for (std::size_t j = i + 1; j < k.choices.size(); ++j) {
+        EXPECT_NE(k.choices[i].name, k.choices[j].name) << k.name;
+        EXPECT_NE(k.choices[i].value, k.choices[j].value) << k.name;
+      }
+      EXPECT_EQ(k.choice_name(k.choices[i].value), k.choices[i].name) << k.name;
+    }
+    EXPECT_TRUE(default_accepted) << k.name;
+  }
 }
 
 TEST(Scenario, ResolvedJsonIsNested) {
