@@ -46,8 +46,9 @@ KeyDef L(std::string name, std::string desc) {
   return KeyDef{std::move(name), KeyType::list, "", "", 0, 0, false, {}, std::move(desc)};
 }
 
-std::vector<KeyDef> build_keys() {
-  std::vector<KeyDef> k = {
+// Run control, topology, links and failures.
+std::vector<KeyDef> run_topology_link_keys() {
+  return {
       // Run control.
       I("sim.seed", "", "1", 0, 1e18, "Seed of the run; every component derives its own random stream from it."),
       N("sim.max_time_us", "us", "0", 0, 1e9, "Stop after this much simulated time; 0 runs until every flow completes."),
@@ -101,6 +102,12 @@ std::vector<KeyDef> build_keys() {
       N("failures.flowcut_ack_loss", "", "0", 0, 1,
         "Fault injection: probability that an egress switch's Flowcut ACK is lost (its entry then never "
         "drains to zero; a paused source resumes at its pause period)."),
+  };
+}
+
+// The switch, its egress flow control, routing.
+std::vector<KeyDef> switch_routing_keys() {
+  return {
       // Switch.
       N("switch.latency_ns", "ns", "350", 1, 1e6, "Zero-load port-to-port latency (head in to head out)."),
       N("switch.ingress_latency_ns", "ns", "100", 0, 1e6,
@@ -161,6 +168,12 @@ std::vector<KeyDef> build_keys() {
         "routing policy (ecmp, spray, adaptive, ...) then chooses among the minimal legal next hops."),
       N("routing.ugal_bias_bytes", "bytes", "0", 0, 1e9,
         "UGAL: backlog*hops margin the non-minimal path must win by (bias toward minimal)."),
+  };
+}
+
+// Flowcut and LetFlow.
+std::vector<KeyDef> flowcut_letflow_keys() {
+  return {
       // Flowcut.
       C<FlowcutVariant>("flowcut.variant", "ingress_only",
         {{"full_switch", FlowcutVariant::full_switch}, {"ingress_only", FlowcutVariant::ingress_only},
@@ -202,6 +215,12 @@ std::vector<KeyDef> build_keys() {
       I("letflow.entries", "", "65536", 4, 16777216, "Flowlet table entries per switch (a power of two)."),
       N("letflow.timeout_us", "us", "50", 0.001, 1e6,
         "Checker period delta: a flowlet ends after an idle time between delta and 2*delta."),
+  };
+}
+
+// The NIC and its transports.
+std::vector<KeyDef> nic_keys() {
+  return {
       // NIC.
       I("nic.mtu_bytes", "bytes", "4096", 64, 65536, "Payload bytes per packet."),
       I("nic.header_bytes", "bytes", "64", 0, 1024, "Header bytes per data packet (counted in buffers and on the wire)."),
@@ -257,6 +276,12 @@ std::vector<KeyDef> build_keys() {
         "Source injection control: unlimited (UI); adap_li: one packet per acknowledged packet after a rejection, "
         "until every rejected packet is acknowledged; adap_lw: inject only what fits in the destination buffer "
         "(static memory)."),
+  };
+}
+
+// Workloads.
+std::vector<KeyDef> workload_keys() {
+  return {
       // Workload.
       C<WorkloadType>("workload.type", "permutation",
         {{"permutation", WorkloadType::permutation}, {"all_to_all", WorkloadType::all_to_all},
@@ -282,6 +307,13 @@ std::vector<KeyDef> build_keys() {
       S("workload.file", "", "Flow file in the HPCC ns-3 format (workload.type file)."),
       I("workload.traffic_class", "", "0", 0, 6, "Traffic class of generated flows."),
   };
+}
+
+// The registry, in the order `netasic keys` and docs/scenario-keys.md list it.
+std::vector<KeyDef> build_keys() {
+  std::vector<KeyDef> k;
+  for (auto part : {run_topology_link_keys, switch_routing_keys, flowcut_letflow_keys, nic_keys, workload_keys})
+    for (auto& def : part()) k.push_back(std::move(def));
   return k;
 }
 

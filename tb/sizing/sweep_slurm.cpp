@@ -34,6 +34,25 @@ std::string run_capture(const std::string& cmd, int* status) {
   return out;
 }
 
+// The array job: task i runs the point in line i+1 of points.txt and leaves its exit status in the point's
+// directory (written then renamed, so a watcher never reads half a file).
+void write_job_script(const fs::path& dir, std::size_t tasks, const std::string& binary, const SlurmSettings& sl) {
+  std::string script = "#!/bin/sh\n# netasic sweep: one array task per point (see docs/sizing.md)\n";
+  script += fmt::format("#SBATCH --job-name=netasic-sweep\n#SBATCH --array=0-{}{}\n", tasks - 1,
+                        sl.array_throttle > 0 ? fmt::format("%{}", sl.array_throttle) : "");
+  script += fmt::format("#SBATCH --output={}/task-%a.log\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n",
+                        fs::absolute(dir).string());
+  if (!sl.partition.empty()) script += "#SBATCH --partition=" + sl.partition + "\n";
+  if (!sl.account.empty()) script += "#SBATCH --account=" + sl.account + "\n";
+  if (!sl.time_limit.empty()) script += "#SBATCH --time=" + sl.time_limit + "\n";
+  for (const auto& a : sl.sbatch_args) script += "#SBATCH " + a + "\n";
+  script += fmt::format("d=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" {})\n", shell_quote(fs::absolute(dir / "points.txt").string()));
+  script += fmt::format("{} run \"$d/scenario.yaml\" --quiet --out \"$d\" >\"$d/stdout.txt\" 2>\"$d/stderr.txt\"\n",
+                        shell_quote(binary));
+  script += "rc=$?\necho $rc >\"$d/exit.tmp\" && mv \"$d/exit.tmp\" \"$d/exit\"\nexit $rc\n";
+  write_file(dir / "job.sh", script);
+}
+
 }  // namespace
 
 void run_slurm(const std::string& binary, const fs::path& out, const SlurmSettings& sl, int retries,
@@ -53,20 +72,7 @@ void run_slurm(const std::string& binary, const fs::path& out, const SlurmSettin
       ++r->attempts;
     }
     write_file(dir / "points.txt", list);
-    std::string script = "#!/bin/sh\n# netasic sweep: one array task per point (see docs/sizing.md)\n";
-    script += fmt::format("#SBATCH --job-name=netasic-sweep\n#SBATCH --array=0-{}{}\n", batch.size() - 1,
-                          sl.array_throttle > 0 ? fmt::format("%{}", sl.array_throttle) : "");
-    script += fmt::format("#SBATCH --output={}/task-%a.log\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n",
-                          fs::absolute(dir).string());
-    if (!sl.partition.empty()) script += "#SBATCH --partition=" + sl.partition + "\n";
-    if (!sl.account.empty()) script += "#SBATCH --account=" + sl.account + "\n";
-    if (!sl.time_limit.empty()) script += "#SBATCH --time=" + sl.time_limit + "\n";
-    for (const auto& a : sl.sbatch_args) script += "#SBATCH " + a + "\n";
-    script += fmt::format("d=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" {})\n", shell_quote(fs::absolute(dir / "points.txt").string()));
-    script += fmt::format("{} run \"$d/scenario.yaml\" --quiet --out \"$d\" >\"$d/stdout.txt\" 2>\"$d/stderr.txt\"\n",
-                          shell_quote(binary));
-    script += "rc=$?\necho $rc >\"$d/exit.tmp\" && mv \"$d/exit.tmp\" \"$d/exit\"\nexit $rc\n";
-    write_file(dir / "job.sh", script);
+    write_job_script(dir, batch.size(), binary, sl);
     int st = 0;
     const std::string sbatch = fmt::format("sbatch --parsable --chdir={} {} 2>&1", shell_quote(fs::current_path().string()),
                                            shell_quote((dir / "job.sh").string()));
