@@ -454,8 +454,8 @@ std::string suggest_key(const std::string& unknown) {
 
 Scenario::Scenario() {
   for (const auto& k : scenario_keys()) {
-    values_[k.name] = k.type == KeyType::list ? KeyValue(std::vector<std::string>{}) : parse_value(k, k.default_value, "default");
-    origin_[k.name] = "default";
+    values_[k.name] = k.type == KeyType::list ? KeyValue(std::vector<std::string>{}) : parse_value(k, k.default_value, kDefaultOrigin);
+    origin_[k.name] = kDefaultOrigin;
   }
 }
 

@@ -45,6 +45,9 @@ const KeyDef* find_key(const std::string& name);
 
 using KeyValue = std::variant<std::int64_t, double, bool, std::string, std::vector<std::string>>;
 
+// The origin of a key no input has set.
+inline constexpr const char* kDefaultOrigin = "default";
+
 class Scenario {
  public:
   // Every key at its default.
@@ -70,7 +73,7 @@ class Scenario {
   }
   const std::vector<std::string>& list(const std::string& key) const;
   const std::string& origin(const std::string& key) const { return origin_.at(key); }
-  bool is_default(const std::string& key) const { return origin_.at(key) == "default"; }
+  bool is_default(const std::string& key) const { return origin_.at(key) == kDefaultOrigin; }
 
   nlohmann::json to_json() const;  // the fully resolved scenario, nested by dotted key
 

@@ -43,8 +43,8 @@ std::unique_ptr<RoutingTable> build_routing_table(const Scenario& s, const Topol
                                                 t.group_of);
   routing->check_connected();
   const auto updown = s.choice<UpDownMode>("routing.up_down");
-  const auto type = s.choice<TopologyType>("topology.type");
-  const bool updown_by_default = type == TopologyType::torus || type == TopologyType::irregular;
+  // Torus and irregular networks have cycles minimal routing could deadlock on.
+  const bool updown_by_default = t.type == TopologyType::torus || t.type == TopologyType::irregular;
   if (updown == UpDownMode::on || (updown == UpDownMode::automatic && updown_by_default)) {
     if (!t.group_of.empty())
       throw InputError("routing.up_down = on: a dragonfly routes through its groups (set routing.up_down: auto or off)");
