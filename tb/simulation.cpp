@@ -4,12 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <limits>
-#include <sstream>
 #include <unistd.h>
 
 #include "tb/config/builders.h"
@@ -20,7 +17,6 @@
 #include "tlm/common/log.h"
 
 namespace netasic {
-
 
 Simulation::Simulation(const Scenario& scenario) : scenario_(scenario) {
   if (scenario_.boolean("sim.huge_pages")) prepare_huge_page_heap();

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "tb/choices.h"
+#include "tb/config/builders.h"
 #include "tb/scenario.h"
 #include "tlm/common/error.h"
 #include "tlm/model/egress_fc.h"
@@ -106,6 +107,69 @@ TEST(Scenario, EveryChoiceMapsToDistinctEnumerators) {
     }
     EXPECT_TRUE(default_accepted) << k.name;
   }
+}
+
+// The builders read each choice key as its enum and reject invalid combinations naming existing keys.
+TEST(Builders, NicConfigTakesTheTransportAndCongestionControlFromTheirKeys) {
+  Scenario s;
+  Topology t;  // no links: nothing can be lost, so no retransmission timer
+  const std::pair<const char*, TransportKind> transports[] = {{"basic", TransportKind::basic},
+                                                              {"reorder", TransportKind::reorder},
+                                                              {"gbn", TransportKind::go_back_n},
+                                                              {"sr", TransportKind::selective_repeat}};
+  for (const auto& [name, kind] : transports) {
+    s.set("nic.transport", name, "test");
+    EXPECT_EQ(build_nic_config(s, t, nullptr).transport, kind) << name;
+  }
+  s.set("nic.cc", "dctcp", "test");
+  s.set("nic.dctcp.slow_start", "off", "test");
+  const NicConfig nic = build_nic_config(s, t, nullptr);
+  EXPECT_EQ(nic.cc, CongestionControlKind::dctcp);
+  EXPECT_FALSE(nic.dctcp_config.slow_start);
+  EXPECT_EQ(nic.rto_ps, 0u);
+  s.set("link.flow_control", "lossy", "test");
+  EXPECT_GT(build_nic_config(s, t, nullptr).rto_ps, 0u);
+}
+
+TEST(Builders, ReorderBufferChecksNameTheKeys) {
+  Scenario s;
+  Topology t;
+  s.set("nic.transport", "reorder", "test");
+  s.set("nic.reorder.memory", "dynamic", "test");
+  s.set("nic.reorder.connection", "pair", "test");
+  s.set("nic.reorder.injection", "unlimited", "test");
+  const NicConfig nic = build_nic_config(s, t, nullptr);
+  EXPECT_EQ(nic.reorder_buffer.memory, ReorderMemory::dynamic_pool);
+  EXPECT_TRUE(nic.pair_connections);
+  EXPECT_EQ(nic.injection, NicConfig::Injection::unlimited);
+  s.set("nic.reorder.injection", "adap_lw", "test");
+  const std::string e = error_of([&] { build_nic_config(s, t, nullptr); });
+  EXPECT_NE(e.find("nic.reorder.injection = adap_lw needs nic.reorder.memory = static"), std::string::npos) << e;
+}
+
+TEST(Builders, EgressFlowControlNeedsLosslessLinksAndValidQueues) {
+  Scenario s;
+  s.set("switch.flow_control", "bfc", "test");
+  s.set("switch.fc.scheduler", "drr", "test");
+  const EgressFcConfig fc = build_egress_fc_config(s, 4160);
+  EXPECT_EQ(fc.mode, FcMode::bfc);
+  EXPECT_TRUE(fc.drr);
+  s.set("link.flow_control", "lossy", "test");
+  std::string e = error_of([&] { build_egress_fc_config(s, 4160); });
+  EXPECT_NE(e.find("switch.flow_control = bfc needs link.flow_control = lossless"), std::string::npos) << e;
+  s.set("link.flow_control", "lossless", "test");
+  s.set("switch.fc.nft_entries", "1000", "test");
+  e = error_of([&] { build_egress_fc_config(s, 4160); });
+  EXPECT_NE(e.find("switch.fc.nft_entries = 1000: must be a power of two"), std::string::npos) << e;
+  s.set("switch.fc.nft_entries", "1024", "test");
+  s.set("switch.pfc.xoff_bytes", "1000", "test");
+  s.set("switch.pfc.xon_bytes", "2000", "test");
+  e = error_of([&] { build_egress_fc_config(s, 4160); });
+  EXPECT_NE(e.find("switch.pfc.xon_bytes = 2000 is above switch.pfc.xoff_bytes = 1000"), std::string::npos) << e;
+  // Without hop-by-hop flow control nothing of it is checked.
+  s.set("switch.flow_control", "none", "test");
+  s.set("link.flow_control", "lossy", "test");
+  EXPECT_EQ(build_egress_fc_config(s, 4160).mode, FcMode::none);
 }
 
 TEST(Scenario, ResolvedJsonIsNested) {
