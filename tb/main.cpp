@@ -93,6 +93,42 @@ long peak_rss_mib() {
   return ru.ru_maxrss / 1024;
 }
 
+// Reference: 1024-host 3-tier fat tree (k=16) of 200 Gb/s links, permutation at full load.
+void set_bench_scenario(Scenario& s, const std::vector<std::string>& sets) {
+  s.set("topology.type", "fat_tree", "bench");
+  s.set("topology.fat_tree.k", "16", "bench");
+  s.set("link.rate_gbps", "200", "bench");
+  s.set("workload.type", "permutation", "bench");
+  s.set("workload.size_bytes", "4194304", "bench");
+  for (const auto& a : sets) s.set_assignment(a);
+}
+
+// `netasic run` after the run: outputs, the summary, and exit 3 when flows were left incomplete.
+int finish_run(netasic::Simulation& sim, const std::string& out_dir) {
+  sim.write_outputs(out_dir);
+  std::cout << sim.summary_table();
+  std::cout << fmt::format("  {:<28} {}/summary.json, flows.csv, ports.csv, tables.json\n", "outputs", out_dir);
+  if (!sim.all_flows_completed() && !sim.fabric().hit_time_limit()) {
+    std::cerr << fmt::format("netasic: the run ended with {} of {} flows incomplete and no events left "
+                             "(deadlock or lost packets); see {}/flows.csv\n",
+                             sim.flows().size() - sim.flows().completed(), sim.flows().size(), out_dir)
+              << sim.incomplete_report(8);
+    return 3;
+  }
+  return 0;
+}
+
+int print_bench(netasic::Simulation& sim) {
+  const double hops_per_s = static_cast<double>(sim.packet_hops()) / sim.wall_seconds();
+  std::cout << fmt::format("bench: {}\n", sim.topology().description);
+  std::cout << fmt::format("bench: {} packet-hops, {} events in {:.3f} s wall, {:.3f} us simulated, {}/{} flows\n",
+                           sim.packet_hops(), sim.fabric().events(), sim.wall_seconds(),
+                           netasic::ps_to_ns(sim.sim_time()) / 1000.0, sim.flows().completed(), sim.flows().size());
+  std::cout << fmt::format("bench: peak_rss_mib={}\n", peak_rss_mib());
+  std::cout << fmt::format("packet_hops_per_second={:.0f}\n", hops_per_s);
+  return 0;
+}
+
 }  // namespace
 
 // SystemC prints its banner when its kernel starts, unless this is set; the summary owns stdout.
@@ -160,38 +196,12 @@ int sc_main(int argc, char** argv) {
       if (seed >= 0) s.set("sim.seed", std::to_string(seed), "--seed");
       opts.progress = want_progress(quiet, progress);
     } else {
-      // Reference: 1024-host 3-tier fat tree (k=16) of 200 Gb/s links, permutation at full load.
-      s.set("topology.type", "fat_tree", "bench");
-      s.set("topology.fat_tree.k", "16", "bench");
-      s.set("link.rate_gbps", "200", "bench");
-      s.set("workload.type", "permutation", "bench");
-      s.set("workload.size_bytes", "4194304", "bench");
-      for (const auto& a : bench_sets) s.set_assignment(a);
+      set_bench_scenario(s, bench_sets);
       opts.progress = want_progress(bench_quiet, false);
     }
     netasic::Simulation sim(s);
     sim.run(opts);
-    if (run->parsed()) {
-      sim.write_outputs(out_dir);
-      std::cout << sim.summary_table();
-      std::cout << fmt::format("  {:<28} {}/summary.json, flows.csv, ports.csv, tables.json\n", "outputs", out_dir);
-      if (!sim.all_flows_completed() && !sim.fabric().hit_time_limit()) {
-        std::cerr << fmt::format("netasic: the run ended with {} of {} flows incomplete and no events left "
-                                 "(deadlock or lost packets); see {}/flows.csv\n",
-                                 sim.flows().size() - sim.flows().completed(), sim.flows().size(), out_dir)
-                  << sim.incomplete_report(8);
-        return 3;
-      }
-      return 0;
-    }
-    const double hops_per_s = static_cast<double>(sim.packet_hops()) / sim.wall_seconds();
-    std::cout << fmt::format("bench: {}\n", sim.topology().description);
-    std::cout << fmt::format("bench: {} packet-hops, {} events in {:.3f} s wall, {:.3f} us simulated, {}/{} flows\n",
-                             sim.packet_hops(), sim.fabric().events(), sim.wall_seconds(),
-                             netasic::ps_to_ns(sim.sim_time()) / 1000.0, sim.flows().completed(), sim.flows().size());
-    std::cout << fmt::format("bench: peak_rss_mib={}\n", peak_rss_mib());
-    std::cout << fmt::format("packet_hops_per_second={:.0f}\n", hops_per_s);
-    return 0;
+    return run->parsed() ? finish_run(sim, out_dir) : print_bench(sim);
   } catch (const InputError& e) {
     std::cerr << "netasic: error: " << e.what() << "\n";
     return 2;

@@ -15,239 +15,6 @@ namespace netasic {
 
 namespace {
 
-KeyDef I(std::string name, std::string unit, std::string def, double min, double max, std::string desc) {
-  return KeyDef{std::move(name), KeyType::integer, std::move(unit), std::move(def), min, max, true, {}, std::move(desc)};
-}
-KeyDef N(std::string name, std::string unit, std::string def, double min, double max, std::string desc) {
-  return KeyDef{std::move(name), KeyType::number, std::move(unit), std::move(def), min, max, true, {}, std::move(desc)};
-}
-KeyDef S(std::string name, std::string def, std::string desc) {
-  return KeyDef{std::move(name), KeyType::string, "", std::move(def), 0, 0, false, {}, std::move(desc)};
-}
-KeyDef C(std::string name, std::string def, std::vector<std::string> choices, std::string desc) {
-  return KeyDef{std::move(name), KeyType::choice, "", std::move(def), 0, 0, false, std::move(choices), std::move(desc)};
-}
-KeyDef B(std::string name, std::string def, std::string desc) {
-  return KeyDef{std::move(name), KeyType::boolean, "", std::move(def), 0, 0, false, {}, std::move(desc)};
-}
-KeyDef L(std::string name, std::string desc) {
-  return KeyDef{std::move(name), KeyType::list, "", "", 0, 0, false, {}, std::move(desc)};
-}
-
-std::vector<KeyDef> build_keys() {
-  std::vector<KeyDef> k = {
-      // Run control.
-      I("sim.seed", "", "1", 0, 1e18, "Seed of the run; every component derives its own random stream from it."),
-      N("sim.max_time_us", "us", "0", 0, 1e9, "Stop after this much simulated time; 0 runs until every flow completes."),
-      N("sim.sync_quantum_ns", "ns", "1000", 0, 1e6,
-        "TLM-2.0 temporal decoupling: how far the fabric's event queue may run ahead of SystemC time in one "
-        "activation. Results do not depend on it (events still run in exact time order); 0 keeps the fabric "
-        "in lock step with SystemC time, as RTL co-simulation needs."),
-      B("sim.huge_pages", "true",
-        "Back the model's memory with transparent huge pages (Linux) once it is built, which saves most TLB "
-        "misses on large fabrics. Results do not depend on it; false leaves memory as the C library gives it."),
-      // Topology.
-      C("topology.type", "fat_tree", {"fat_tree", "leaf_spine", "dragonfly", "torus", "irregular", "file"},
-        "Network topology."),
-      I("topology.fat_tree.k", "", "8", 2, 64, "Fat tree arity k (even): k pods, k^3/4 hosts at taper 1."),
-      N("topology.fat_tree.taper", "", "1", 1, 16,
-        "Oversubscription at the edge: hosts per edge switch = taper * k/2, up-links stay k/2."),
-      I("topology.leaf_spine.leaves", "", "8", 2, 512, "Leaf switches."),
-      I("topology.leaf_spine.spines", "", "4", 1, 63, "Spine switches (each leaf has one link to each spine)."),
-      I("topology.leaf_spine.hosts_per_leaf", "", "8", 1, 63, "Hosts under each leaf."),
-      L("topology.leaf_spine.remove_links", "Asymmetry: leaf-spine links removed, as LEAF-SPINE, e.g. [0-1, 3-2]."),
-      L("topology.leaf_spine.slow_links",
-        "Asymmetry: leaf-spine links slowed, as LEAF-SPINE:FACTOR (fraction of the rate), e.g. [2-1:0.5]."),
-      I("topology.dragonfly.a", "", "4", 2, 64, "Dragonfly: switches per group (fully connected inside the group)."),
-      I("topology.dragonfly.p", "", "2", 1, 64, "Dragonfly: hosts per switch."),
-      I("topology.dragonfly.h", "", "2", 1, 64, "Dragonfly: global links per switch."),
-      I("topology.dragonfly.groups", "", "0", 0, 4096,
-        "Dragonfly: groups, fully connected by global links; 0 means a*h+1 (one global link per group pair)."),
-      S("topology.file", "", "Topology file in the HPCC ns-3 format (used when topology.type is file)."),
-      I("topology.torus.x", "", "4", 2, 64, "2D torus: switches along x (rings wrap around)."),
-      I("topology.torus.y", "", "4", 2, 64, "2D torus: switches along y."),
-      I("topology.torus.hosts_per_switch", "", "4", 1, 60, "2D torus: hosts per switch."),
-      I("topology.irregular.switches", "", "16", 2, 4096, "Random irregular network: switches."),
-      I("topology.irregular.ports", "", "8", 2, 64, "Random irregular network: ports per switch (hosts included)."),
-      I("topology.irregular.hosts_per_switch", "", "4", 1, 63,
-        "Random irregular network: hosts per switch; the other ports join random neighbours (one link per "
-        "pair, drawn from sim.seed)."),
-      // Links.
-      N("link.rate_gbps", "Gb/s", "200", 0.001, 1e5, "Rate of every link built by a topology generator."),
-      N("link.prop_delay_ns", "ns", "100", 0, 1e9, "Propagation delay of every generated link."),
-      I("link.overhead_bytes", "bytes", "20", 0, 1000, "Per-packet wire overhead (preamble, inter-frame gap)."),
-      C("link.flow_control", "lossless", {"lossless", "lossy"},
-        "lossless: credit-based per virtual channel; lossy: no credits, drop-tail at full egress queues."),
-      // Failures.
-      N("failures.degraded_fraction", "", "0", 0, 1,
-        "Fraction of switch-to-switch links degraded (chosen from the seed)."),
-      N("failures.degraded_factor", "", "0.1", 1e-6, 1, "Rate of a degraded link as a fraction of its nominal rate."),
-      N("failures.flowcut_ack_loss", "", "0", 0, 1,
-        "Fault injection: probability that an egress switch's Flowcut ACK is lost (its entry then never "
-        "drains to zero; a paused source resumes at its pause period)."),
-      // Switch.
-      N("switch.latency_ns", "ns", "350", 1, 1e6, "Zero-load port-to-port latency (head in to head out)."),
-      N("switch.ingress_latency_ns", "ns", "100", 0, 1e6,
-        "Part of switch.latency_ns spent in ingress parse and route lookup before the VOQ."),
-      N("switch.clock_ghz", "GHz", "1", 0.01, 100, "Switch core clock; pipeline events fall on its cycles."),
-      I("switch.ports_per_tile", "", "2", 1, 64, "Ports per tile (Rosetta: 2)."),
-      I("switch.tile_columns", "", "8", 1, 64, "Tile columns (Rosetta: 8; rows follow from the radix)."),
-      I("switch.input_buffer_bytes", "bytes", "131072", 1024, 1e10,
-        "Input buffer per port and data virtual channel (the credits advertised upstream)."),
-      I("switch.control_buffer_bytes", "bytes", "16384", 64, 1e10, "Input buffer per port for the control VC."),
-      I("switch.egress_queues", "", "8", 2, 128,
-        "Egress queues per port: queue 0 carries control traffic (strict priority), the rest data classes."),
-      I("switch.egress_queue_bytes", "bytes", "65536", 64, 1e10, "Capacity of each egress queue."),
-      I("switch.egress_queue_packets", "packets", "64", 2, 65536,
-        "Descriptors per egress queue: packets it can hold whatever their size (a full queue stops grants)."),
-      N("switch.internal_speedup", "", "2", 0.1, 100,
-        "Row bus and column channel bandwidth as a multiple of the fastest port."),
-      // Hop-by-hop flow control at the egress queues (docs/flowsail.md).
-      C("switch.flow_control", "none", {"none", "flowsail", "bfc", "pfc", "ideal"},
-        "none: data waits in VOQs behind small egress queues (credit flow control only); flowsail, bfc, pfc, "
-        "ideal: output-queued data in switch.fc.queues queues per port on a shared buffer, with FlowSail "
-        "(per-flow PAUSE, isolation in rsvQ), BFC-style per-queue pause, PFC per-class pause, or one queue per "
-        "flow (ideal per-flow control). Needs link.flow_control lossless."),
-      I("switch.fc.queues", "", "8", 1, 128,
-        "Physical data queues per egress port (FlowSail: at least 2 per group, the last of each group is rsvQ; "
-        "BFC and PFC may use 1, every flow sharing it). Ignored by ideal."),
-      I("switch.fc.groups", "", "1", 1, 8,
-        "Queue groups per port (traffic class modulo groups), strict priority between groups, each running "
-        "the flow control on its own; must divide switch.fc.queues."),
-      C("switch.fc.scheduler", "rr", {"rr", "drr"}, "Inside a group: round-robin or deficit round-robin."),
-      I("switch.fc.buffer_bytes", "bytes", "12582912", 4096, 1e12, "Shared data buffer per switch (12 MiB)."),
-      I("switch.fc.q_low_bytes", "bytes", "0", 0, 1e10,
-        "FlowSail Ql, BFC and ideal pause threshold; 0: one hop-BDP divided by the group's active queues (holding "
-        "packets, not paused), ideal: one hop-BDP."),
-      I("switch.fc.q_high_bytes", "bytes", "0", 0, 1e10, "FlowSail Qh; 0: three times Ql."),
-      I("switch.fc.nft_entries", "", "4096", 2, 1048576, "FlowSail normal-flow table entries per port and group."),
-      I("switch.fc.cft_entries", "", "1024", 2, 1048576, "FlowSail congested-flow table entries per port and group."),
-      I("switch.pfc.xoff_bytes", "bytes", "0", 0, 1e10,
-        "PFC: pause the upstream class when an input's bytes in the switch pass this; 0: three hop-BDPs."),
-      I("switch.pfc.xon_bytes", "bytes", "0", 0, 1e10,
-        "PFC: resume at or below this; 0: two hop-BDPs (half of XOFF when XOFF is set)."),
-      I("switch.ecn_threshold_bytes", "bytes", "0", 0, 1e10,
-        "ECN marking: an ECN-capable data packet (nic.cc dctcp) leaving an output whose backlog behind it (VOQs "
-        "plus egress queues of that output) exceeds this many bytes is marked CE; 0 = no marking."),
-      C("routing.policy", "ecmp", {"ecmp", "spray", "adaptive", "minimal", "valiant", "ugal", "flowcut", "letflow"},
-        "Routing policy: ecmp (flow hash), spray (per-packet random), adaptive (per-packet least-loaded), "
-        "flowcut (Flowcut switching, flowcut.*), letflow (flowlet switching, letflow.*); dragonfly also minimal, "
-        "valiant, ugal."),
-      C("routing.up_down", "auto", {"auto", "on", "off"},
-        "Up*/down* routing (deadlock-free on any topology): auto = on for torus and irregular networks; the "
-        "routing policy (ecmp, spray, adaptive, ...) then chooses among the minimal legal next hops."),
-      N("routing.ugal_bias_bytes", "bytes", "0", 0, 1e9,
-        "UGAL: backlog*hops margin the non-minimal path must win by (bias toward minimal)."),
-      // Flowcut.
-      C("flowcut.variant", "ingress_only", {"full_switch", "ingress_only", "nic_only"},
-        "Where Flowcut state lives: every switch, the host-facing (ingress) switch, or the source NIC."),
-      I("flowcut.table.entries", "", "4096", 16, 1048576, "Flowcut table entries (per switch, or per NIC for nic_only)."),
-      C("flowcut.table.organization", "cam", {"cam", "hashed"},
-        "cam: fully associative; hashed: set-associative on RAM (CRC-32 of the key picks the set)."),
-      C("switch.flowcut_table.impl", "model", {"model", "rtl", "rtl_sc"},
-        "Flowcut table implementation: the C++ model, or the Verilated RTL co-simulated in the network "
-        "(rtl: Verilator's C++ output; rtl_sc: its SystemC output, evaluated by the adapter)."),
-      I("flowcut.table.ways", "", "4", 1, 16, "Ways per set of the hashed table (entries/ways a power of two)."),
-      C("flowcut.overflow", "untracked", {"untracked", "hold"},
-        "A packet that finds the table full: untracked (forward on the flow's ECMP path, counted in shadow "
-        "counters) or hold (wait in the input buffer until an entry frees)."),
-      I("flowcut.shadow_counters", "", "1024", 1, 1048576,
-        "Counters of untracked in-flight bytes, indexed by flow hash (overflow policy untracked)."),
-      N("flowcut.alpha", "", "0.25", 0.001, 1, "Weight of a new sample in the RTT moving averages."),
-      N("flowcut.rtt_ratio_threshold", "", "4", 1, 255, "Drain when the average normalized RTT exceeds it."),
-      N("flowcut.rtt_diff_threshold", "", "1", 0.01, 255,
-        "Drain when the average growth of the normalized RTT between ACKs exceeds it."),
-      I("flowcut.ack_bytes", "bytes", "46", 20, 1024, "Flowcut ACK size on the wire: 20 B of fields plus headers."),
-      I("flowcut.timestamp_bytes", "bytes", "8", 0, 64,
-        "Extra header the ingress switch adds to data packets (removed at the egress switch)."),
-      N("flowcut.pause_period_us", "us", "200", 1, 65535,
-        "XOFF pause period: a paused source resumes on its own after it (a lost XON cannot hang a flow)."),
-      I("flowcut.xoff_credit_bytes", "bytes", "0", 0, 16777215,
-        "0: plain XOFF; otherwise XOFF with credit: bytes the flow may still send while paused."),
-      I("flowcut.min_packets_left", "packets", "0", 0, 1e9,
-        "Drain only flows with at least this many packets still to send (the NIC marks packets-left); 0: any."),
-      I("flowcut.early_resume_packets", "packets", "0", 0, 1e6,
-        "Resume a draining flow with at most this many packets in flight (out-of-order degree bound k); 0: strict."),
-      I("flowcut.nic_cache_entries", "", "16", 1, 1024, "NIC cache of paused flows (FGFC)."),
-      I("flowcut.fgfc_gap_cycles", "cycles", "64", 1, 65535, "At most one FGFC frame per flow per gap (switch clock)."),
-      // LetFlow.
-      I("letflow.entries", "", "65536", 4, 16777216, "Flowlet table entries per switch (a power of two)."),
-      N("letflow.timeout_us", "us", "50", 0.001, 1e6,
-        "Checker period delta: a flowlet ends after an idle time between delta and 2*delta."),
-      // NIC.
-      I("nic.mtu_bytes", "bytes", "4096", 64, 65536, "Payload bytes per packet."),
-      I("nic.header_bytes", "bytes", "64", 0, 1024, "Header bytes per data packet (counted in buffers and on the wire)."),
-      I("nic.ack_bytes", "bytes", "64", 16, 1024, "Size of an ACK packet."),
-      I("nic.window_bytes", "bytes", "0", 0, 1e12, "Per-flow limit of unacknowledged bytes; 0 = no limit."),
-      N("nic.latency_ns", "ns", "0", 0, 1e6, "Receive processing before an ACK can leave."),
-      N("nic.rto_us", "us", "100", 0.001, 1e9,
-        "Retransmission timeout (go-back-N), armed only where packets can be lost (lossy links or error rates)."),
-      I("nic.rx_buffer_bytes", "bytes", "262144", 1024, 1e10, "NIC receive buffer (credits advertised to the switch)."),
-      C("nic.transport", "basic", {"basic", "reorder", "gbn", "sr"},
-        "basic: per-packet ACKs, unbounded reordering at the receiver; reorder: the rearrange-buffer engine "
-        "with cumulative ACK / NACK (Martinez et al., IPDPS 2005), nic.reorder.*; gbn: go-back-N (RoCE-like): "
-        "the receiver accepts only the expected PSN, drops the rest and NACKs once per gap, the sender "
-        "resends from the NACKed PSN; sr: selective repeat with direct data placement, a SACK per packet and "
-        "fast retransmit of the holes (nic.sr.*)."),
-      I("nic.sr.dupthresh", "packets", "3", 1, 65536,
-        "Selective repeat: a packet is presumed lost (and resent at once) when this many packets sent after "
-        "it have been acknowledged; reordering by fewer packets never causes a resend."),
-      I("nic.sr.sack_blocks", "", "3", 1, 4,
-        "Selective repeat: received ranges above the cumulative point per SACK (8 bytes each on top of "
-        "nic.ack_bytes): the range of the packet acknowledged first, then the lowest."),
-      C("nic.cc", "none", {"none", "dctcp"},
-        "Congestion control at the source NIC: none (only nic.window_bytes), or dctcp: data packets carry ECT, "
-        "switches mark CE above switch.ecn_threshold_bytes, the receiver echoes the marks, and each flow keeps "
-        "a DCTCP window (nic.dctcp.*), capped by nic.window_bytes when that is set."),
-      N("nic.dctcp.g", "", "0.0625", 0.0001, 1,
-        "DCTCP: gain of alpha, the moving average of the fraction of bytes marked per window of data."),
-      I("nic.dctcp.initial_window_bytes", "bytes", "16384", 64, 1e12,
-        "DCTCP: each flow's first window (about Linux's 10 segments of 1460 B); never below one nic.mtu_bytes."),
-      C("nic.dctcp.slow_start", "on", {"on", "off"},
-        "DCTCP: on: slow start (the window grows by the bytes acknowledged) until the first cut or timeout, then "
-        "one nic.mtu_bytes per window; off: additive from the initial window (slow start only after a timeout)."),
-      C("nic.reorder.connection", "message", {"message", "pair"},
-        "What one rearrange connection carries: one message (flow), or every message from one source to this "
-        "NIC in one sequence space, sent in start order (the paper's connections; the buffer is then per pair)."),
-      C("nic.reorder.memory", "static", {"static", "dynamic"},
-        "Rearrange memory: a fixed partition per connection, or one pool per NIC with a per-connection cap."),
-      I("nic.reorder.buffer_bytes", "bytes", "65536", 64, 1e9,
-        "Rearrange buffer per connection (static), or the per-connection cap (dynamic); must hold one "
-        "packet (the paper's 2048 B assumes 256 B packets: nic.mtu_bytes 192 + nic.header_bytes 64)."),
-      I("nic.reorder.pool_bytes", "bytes", "262144", 64, 1e12,
-        "Shared rearrange pool per NIC (dynamic memory), each connection capped at nic.reorder.buffer_bytes."),
-      I("nic.reorder.unit_bytes", "bytes", "256", 1, 65536,
-        "Allocation unit (cell) of the rearrange memory; a packet takes ceil(size / unit) cells."),
-      C("nic.reorder.injection", "adap_li", {"unlimited", "adap_li", "adap_lw"},
-        "Source injection control: unlimited (UI); adap_li: one packet per acknowledged packet after a rejection, "
-        "until every rejected packet is acknowledged; adap_lw: inject only what fits in the destination buffer "
-        "(static memory)."),
-      // Workload.
-      C("workload.type", "permutation",
-        {"permutation", "all_to_all", "random", "uniform", "bit_reversal", "incast", "file"},
-        "permutation: each host sends workload.size_bytes to one partner and receives from one; all_to_all; "
-        "random: Poisson arrivals to random partners, sizes from workload.cdf at workload.load; uniform and "
-        "bit_reversal: Poisson arrivals of workload.size_bytes messages at workload.load, to a random host or to "
-        "the host whose index is the bit-reversed source index; incast: workload.incast.senders hosts to one; "
-        "file: HPCC ns-3 flow file."),
-      I("workload.size_bytes", "bytes", "1048576", 1, 1e12, "Flow size for permutation, all_to_all and incast."),
-      S("workload.cdf", "websearch",
-        "Flow-size CDF for random traffic: websearch, fbhdp, googlerpc, alistorage, datamining, or a file path."),
-      N("workload.load", "", "0.5", 0.001, 1, "Offered load per host as a fraction of its link rate (random)."),
-      N("workload.duration_us", "us", "100", 0.001, 1e9, "Window in which random flows arrive."),
-      I("workload.incast.senders", "", "16", 1, 1e6, "Incast: number of senders."),
-      N("workload.incast_mix.load", "", "0", 0, 1,
-        "Random traffic: add incast bursts carrying this fraction of the hosts' total capacity (0: none)."),
-      I("workload.incast_mix.degree", "", "100", 1, 1e6, "Incast bursts: senders per burst (all to one random host)."),
-      I("workload.incast_mix.min_bytes", "bytes", "50000", 1, 1e12, "Incast bursts: smallest flow (sizes uniform)."),
-      I("workload.incast_mix.max_bytes", "bytes", "200000", 1, 1e12, "Incast bursts: largest flow."),
-      I("workload.incast.destination", "", "0", 0, 1e9, "Incast: receiving host."),
-      S("workload.file", "", "Flow file in the HPCC ns-3 format (workload.type file)."),
-      I("workload.traffic_class", "", "0", 0, 6, "Traffic class of generated flows."),
-  };
-  return k;
-}
-
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t");
   if (b == std::string::npos) return "";
@@ -292,7 +59,7 @@ KeyValue parse_value(const KeyDef& def, const std::string& raw, const std::strin
     case KeyType::string: return text;
     case KeyType::choice:
       for (const auto& c : def.choices)
-        if (c == text) return text;
+        if (c.name == text) return text;
       throw fail("not an accepted value");
     case KeyType::list: {
       // Comma-separated on the command line; brackets optional.
@@ -328,16 +95,23 @@ std::string KeyDef::range_text() const {
     case KeyType::integer:
     case KeyType::number: return has_range ? fmt::format("{}..{}", fmt_num(min), fmt_num(max)) : "any";
     case KeyType::boolean: return "true, false";
-    case KeyType::choice: return fmt::format("one of: {}", fmt::join(choices, ", "));
+    case KeyType::choice: return fmt::format("one of: {}", fmt::join(choice_names(), ", "));
     case KeyType::list: return "list of strings";
     case KeyType::string: return "text";
   }
   return "";
 }
 
-const std::vector<KeyDef>& scenario_keys() {
-  static const std::vector<KeyDef> keys = build_keys();
-  return keys;
+std::vector<std::string> KeyDef::choice_names() const {
+  std::vector<std::string> names;
+  for (const auto& c : choices) names.push_back(c.name);
+  return names;
+}
+
+const std::string& KeyDef::choice_name(int value) const {
+  for (const auto& c : choices)
+    if (c.value == value) return c.name;
+  throw ModelError(fmt::format("scenario key {} has no name for enumerator {}", name, value));
 }
 
 const KeyDef* find_key(const std::string& name) {
@@ -373,8 +147,8 @@ std::string suggest_key(const std::string& unknown) {
 
 Scenario::Scenario() {
   for (const auto& k : scenario_keys()) {
-    values_[k.name] = k.type == KeyType::list ? KeyValue(std::vector<std::string>{}) : parse_value(k, k.default_value, "default");
-    origin_[k.name] = "default";
+    values_[k.name] = k.type == KeyType::list ? KeyValue(std::vector<std::string>{}) : parse_value(k, k.default_value, kDefaultOrigin);
+    origin_[k.name] = kDefaultOrigin;
   }
 }
 
@@ -464,6 +238,16 @@ const KeyValue& Scenario::get(const std::string& key, KeyType expected) const {
   const bool ok = def->type == expected || (expected == KeyType::string && def->type == KeyType::choice);
   if (!ok) throw ModelError(fmt::format("scenario key {} is {}, read as {}", key, key_type_name(def->type), key_type_name(expected)));
   return values_.at(key);
+}
+
+int Scenario::choice_value(const std::string& key, std::type_index type) const {
+  const KeyDef* def = find_key(key);
+  if (!def || def->type != KeyType::choice) throw ModelError(fmt::format("scenario key {} is not a choice", key));
+  if (def->choice_type != type) throw ModelError(fmt::format("scenario key {} read as another enum", key));
+  const std::string& name = std::get<std::string>(values_.at(key));
+  for (const auto& c : def->choices)
+    if (c.name == name) return c.value;
+  throw ModelError(fmt::format("scenario key {} holds '{}', which parsing accepts no more", key, name));
 }
 
 std::int64_t Scenario::integer(const std::string& key) const { return std::get<std::int64_t>(get(key, KeyType::integer)); }

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <typeindex>
+#include <typeinfo>
 #include <variant>
 #include <vector>
 
@@ -16,6 +18,12 @@ namespace netasic {
 enum class KeyType { integer, number, boolean, string, choice, list };
 const char* key_type_name(KeyType t);
 
+// One accepted value of a choice key and the enumerator it stands for (of the key's enum type).
+struct ChoiceDef {
+  std::string name;
+  int value;
+};
+
 struct KeyDef {
   std::string name;
   KeyType type;
@@ -23,15 +31,22 @@ struct KeyDef {
   std::string default_value;  // as text, parsed like user input
   double min = 0, max = 0;    // integer/number range (inclusive) when has_range
   bool has_range = false;
-  std::vector<std::string> choices;  // for choice keys
+  std::vector<ChoiceDef> choices;   // for choice keys: every accepted name and its enumerator
   std::string description;
+  std::type_index choice_type = typeid(void);  // the enum a choice key maps to (Scenario::choice<E>)
   std::string range_text() const;    // "1..64", "one of: a, b", ...
+  std::vector<std::string> choice_names() const;
+  // The name of a choice key's enumerator (for reports); ModelError if the enumerator is not in the table.
+  const std::string& choice_name(int value) const;
 };
 
 const std::vector<KeyDef>& scenario_keys();
 const KeyDef* find_key(const std::string& name);
 
 using KeyValue = std::variant<std::int64_t, double, bool, std::string, std::vector<std::string>>;
+
+// The origin of a key no input has set.
+inline constexpr const char* kDefaultOrigin = "default";
 
 class Scenario {
  public:
@@ -49,15 +64,22 @@ class Scenario {
   std::int64_t integer(const std::string& key) const;
   double number(const std::string& key) const;
   bool boolean(const std::string& key) const;
-  const std::string& string(const std::string& key) const;  // string and choice keys
+  const std::string& string(const std::string& key) const;  // string and choice keys (the name as given)
+  // A choice key as its enum: the key's definition maps each accepted name to an enumerator, and parsing
+  // already rejected every other name, so there is no default. E must be the key's enum (ModelError if not).
+  template <class E>
+  E choice(const std::string& key) const {
+    return static_cast<E>(choice_value(key, typeid(E)));
+  }
   const std::vector<std::string>& list(const std::string& key) const;
   const std::string& origin(const std::string& key) const { return origin_.at(key); }
-  bool is_default(const std::string& key) const { return origin_.at(key) == "default"; }
+  bool is_default(const std::string& key) const { return origin_.at(key) == kDefaultOrigin; }
 
   nlohmann::json to_json() const;  // the fully resolved scenario, nested by dotted key
 
  private:
   const KeyValue& get(const std::string& key, KeyType expected) const;
+  int choice_value(const std::string& key, std::type_index type) const;
   std::map<std::string, KeyValue> values_;
   std::map<std::string, std::string> origin_;
 };

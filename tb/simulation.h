@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tb/config/builders.h"
 #include "tb/scenario.h"
 #include "tb/topology.h"
 #include "tb/workload.h"
@@ -63,6 +64,10 @@ class Simulation {
 
  private:
   void elaborate();
+  void make_links(const BufferConfig& buffers, std::uint8_t vcs);
+  void make_switches(const SwitchConfig& base, const BufferConfig& buffers, std::uint8_t vcs);
+  void bind_ports();
+  void add_flows();
 
   Scenario scenario_;
   Topology topology_;
@@ -73,11 +78,7 @@ class Simulation {
   std::vector<std::unique_ptr<Switch>> switches_;
   std::vector<std::unique_ptr<Nic>> nics_;
   std::vector<std::unique_ptr<Link>> links_;  // two per topology link: [2i] a->b, [2i+1] b->a
-  struct PortRef {
-    std::uint32_t link;  // topology link index
-    bool forward;        // this node is the link's `a`
-  };
-  std::vector<std::vector<PortRef>> ports_;  // per node: its ports in order
+  NodePorts ports_;  // per node: its ports in topology link order
   NicConfig nic_config_;
   FlowcutParams flowcut_;
   RoutingPolicy policy_ = RoutingPolicy::ecmp;

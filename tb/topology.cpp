@@ -1,5 +1,7 @@
 #include "tb/topology.h"
 
+#include "tb/choices.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -46,7 +48,7 @@ Topology fat_tree(const Scenario& s, double rate, double delay) {
   const std::uint32_t edges = k * half, aggs = k * half, cores = half * half;
   const std::uint32_t hosts = edges * hosts_per_edge;
   Topology t;
-  t.kind = "fat_tree";
+  t.type = TopologyType::fat_tree;
   t.description = fmt::format("3-tier fat tree k={} taper={}: {} hosts, {} switches", k, taper, hosts,
                               edges + aggs + cores);
   init_nodes(t, hosts, edges + aggs + cores);
@@ -85,7 +87,7 @@ Topology leaf_spine(const Scenario& s, double rate, double delay) {
     throw InputError(fmt::format("topology.leaf_spine.leaves = {}: a spine has one port per leaf, at most 64", leaves));
   const std::uint32_t hosts = leaves * hpl;
   Topology t;
-  t.kind = "leaf_spine";
+  t.type = TopologyType::leaf_spine;
   init_nodes(t, hosts, leaves + spines);
   std::vector<double> scale(std::size_t{leaves} * spines, 1.0);
   const std::string rk = "topology.leaf_spine.remove_links", sk = "topology.leaf_spine.slow_links";
@@ -136,7 +138,7 @@ Topology dragonfly(const Scenario& s, double rate, double delay) {
     throw InputError(fmt::format("topology.dragonfly: p + a-1 + h = {} ports exceeds the 64-port switch", p + a - 1 + h));
   const std::uint32_t switches = g * a, hosts = switches * p;
   Topology t;
-  t.kind = "dragonfly";
+  t.type = TopologyType::dragonfly;
   init_nodes(t, hosts, switches);
   t.group_of.resize(switches);
   for (std::uint32_t sw = 0; sw < switches; ++sw) t.group_of[sw] = sw / a;
@@ -173,7 +175,7 @@ Topology torus(const Scenario& s, double rate, double delay) {
   if (hps + 4 > 64) throw InputError(fmt::format("topology.torus.hosts_per_switch = {}: with 4 torus links at most 60", hps));
   const std::uint32_t switches = x * y, hosts = switches * hps;
   Topology t;
-  t.kind = "torus";
+  t.type = TopologyType::torus;
   init_nodes(t, hosts, switches);
   for (std::uint32_t sw = 0; sw < switches; ++sw)
     for (std::uint32_t h = 0; h < hps; ++h) add(t, sw * hps + h, hosts + sw, rate, delay);
@@ -255,7 +257,7 @@ Topology irregular(const Scenario& s, double rate, double delay) {
                                    n, degree));
   }
   Topology t;
-  t.kind = "irregular";
+  t.type = TopologyType::irregular;
   init_nodes(t, hosts, n);
   for (std::uint32_t sw = 0; sw < n; ++sw)
     for (std::uint32_t h = 0; h < hps; ++h) add(t, sw * hps + h, hosts + sw, rate, delay);
@@ -270,7 +272,7 @@ Topology from_file(const Scenario& s) {
   if (path.empty()) throw InputError("topology.type is file but topology.file is not set");
   const TopologyFile f = read_topology_file(path);
   Topology t;
-  t.kind = "file";
+  t.type = TopologyType::file;
   t.nodes = f.node_count;
   t.switch_index.assign(t.nodes, -1);
   t.host_index.assign(t.nodes, -1);
@@ -317,16 +319,17 @@ void degrade(Topology& t, const Scenario& s) {
 }  // namespace
 
 Topology build_topology(const Scenario& s) {
-  const std::string& type = s.string("topology.type");
   const double rate = s.number("link.rate_gbps");
   const double delay = s.number("link.prop_delay_ns");
   Topology t;
-  if (type == "fat_tree") t = fat_tree(s, rate, delay);
-  else if (type == "leaf_spine") t = leaf_spine(s, rate, delay);
-  else if (type == "dragonfly") t = dragonfly(s, rate, delay);
-  else if (type == "torus") t = torus(s, rate, delay);
-  else if (type == "irregular") t = irregular(s, rate, delay);
-  else t = from_file(s);
+  switch (s.choice<TopologyType>("topology.type")) {
+    case TopologyType::fat_tree: t = fat_tree(s, rate, delay); break;
+    case TopologyType::leaf_spine: t = leaf_spine(s, rate, delay); break;
+    case TopologyType::dragonfly: t = dragonfly(s, rate, delay); break;
+    case TopologyType::torus: t = torus(s, rate, delay); break;
+    case TopologyType::irregular: t = irregular(s, rate, delay); break;
+    case TopologyType::file: t = from_file(s); break;
+  }
   if (t.hosts() < 2) throw InputError(fmt::format("{}: needs at least two hosts, has {}", t.description, t.hosts()));
   degrade(t, s);
   return t;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tb/choices.h"
 #include "tb/scenario.h"
 
 namespace netasic {
@@ -21,7 +22,7 @@ struct TopoLink {
 };
 
 struct Topology {
-  std::string kind;
+  TopologyType type = TopologyType::fat_tree;  // the generator that built it (topology.type)
   std::string description;
   std::uint32_t nodes = 0;
   std::vector<std::int32_t> switch_index;  // per node: switch index or -1

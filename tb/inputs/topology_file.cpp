@@ -92,6 +92,58 @@ std::uint64_t parse_count(const std::string& file, int line, std::string_view to
   return n;
 }
 
+// One link line 'src dst rate delay error_rate'; a link must have a switch at one end at least.
+TopologyFileLink parse_link_line(const std::string& name, const DataLine& dl, std::uint32_t nodes,
+                                 const std::vector<char>& is_switch, int sl) {
+  const int ln = dl.number;
+  if (dl.fields.size() < 5)
+    fail(name, ln, "a link line needs 5 fields 'src dst rate delay error_rate', found {}", dl.fields.size());
+  if (dl.fields.size() > 5)
+    fail(name, ln, "trailing garbage {} after the 5 fields 'src dst rate delay error_rate'", quoted(dl.fields[5]));
+
+  TopologyFileLink link;
+  link.line = ln;
+  link.a = parse_node(name, ln, dl.fields[0], "link src", "link", nodes);
+  link.b = parse_node(name, ln, dl.fields[1], "link dst", "link", nodes);
+  if (link.a == link.b) fail(name, ln, "link connects node {} to itself", link.a);
+  link.rate_gbps = parse_rate_gbps(name, ln, dl.fields[2]);
+  link.delay_ns = parse_delay_ns(name, ln, dl.fields[3]);
+  link.error_rate = input_detail::parse_double_field(name, ln, dl.fields[4], "error_rate");
+  if (link.error_rate < 0 || link.error_rate > 1)
+    fail(name, ln, "error_rate {} is outside [0, 1] (a packet loss probability)", quoted(dl.fields[4]));
+
+  if (!is_switch[link.a] && !is_switch[link.b])
+    fail(name, ln,
+         "link joins two hosts, {} and {} (neither is in the switch list on line {}); a host must link "
+         "to a switch",
+         link.a, link.b, sl);
+  return link;
+}
+
+// Every host (a node not in the switch list) needs exactly one link.
+void check_every_host_linked(const std::string& name, const std::vector<char>& is_switch,
+                             const std::vector<int>& host_link_line, int hl, int sl) {
+  const auto nodes = static_cast<std::uint32_t>(is_switch.size());
+  std::vector<std::uint32_t> unlinked;
+  for (std::uint32_t n = 0; n < nodes; ++n)
+    if (!is_switch[n] && host_link_line[n] == 0) unlinked.push_back(n);
+  if (!unlinked.empty()) {
+    std::string others;
+    if (unlinked.size() > 1) {
+      constexpr std::size_t kShown = 8;
+      others = unlinked.size() == 2 ? " (nor does host " : " (nor do hosts ";
+      for (std::size_t i = 1; i < unlinked.size() && i <= kShown; ++i)
+        others += fmt::format("{}{}", i > 1 ? ", " : "", unlinked[i]);
+      if (unlinked.size() - 1 > kShown) others += fmt::format(" and {} more", unlinked.size() - 1 - kShown);
+      others += ")";
+    }
+    fail(name, hl,
+         "node {} is a host (not in the switch list on line {}) but no link line names it{}; every host "
+         "needs exactly one link, to a switch",
+         unlinked[0], sl, others);
+  }
+}
+
 }  // namespace
 
 TopologyFile parse_topology_file_text(std::string_view text, const std::string& name) {
@@ -152,27 +204,7 @@ TopologyFile parse_topology_file_text(std::string_view text, const std::string& 
     if (topo.links.size() == link_count)
       fail(name, ln, "unexpected line after the {} links that line {} declares (link_count {})", link_count, hl,
            link_count);
-    if (dl.fields.size() < 5)
-      fail(name, ln, "a link line needs 5 fields 'src dst rate delay error_rate', found {}", dl.fields.size());
-    if (dl.fields.size() > 5)
-      fail(name, ln, "trailing garbage {} after the 5 fields 'src dst rate delay error_rate'", quoted(dl.fields[5]));
-
-    TopologyFileLink link;
-    link.line = ln;
-    link.a = parse_node(name, ln, dl.fields[0], "link src", "link", nodes);
-    link.b = parse_node(name, ln, dl.fields[1], "link dst", "link", nodes);
-    if (link.a == link.b) fail(name, ln, "link connects node {} to itself", link.a);
-    link.rate_gbps = parse_rate_gbps(name, ln, dl.fields[2]);
-    link.delay_ns = parse_delay_ns(name, ln, dl.fields[3]);
-    link.error_rate = input_detail::parse_double_field(name, ln, dl.fields[4], "error_rate");
-    if (link.error_rate < 0 || link.error_rate > 1)
-      fail(name, ln, "error_rate {} is outside [0, 1] (a packet loss probability)", quoted(dl.fields[4]));
-
-    if (!is_switch[link.a] && !is_switch[link.b])
-      fail(name, ln,
-           "link joins two hosts, {} and {} (neither is in the switch list on line {}); a host must link "
-           "to a switch",
-           link.a, link.b, sl);
+    const TopologyFileLink link = parse_link_line(name, dl, nodes, is_switch, sl);
     for (const std::uint32_t end : {link.a, link.b}) {
       if (is_switch[end]) continue;
       if (host_link_line[end] != 0)
@@ -188,24 +220,7 @@ TopologyFile parse_topology_file_text(std::string_view text, const std::string& 
     fail(name, parsed.last_line, "the file ends after {} link line{} but line {} declares link_count {}",
          topo.links.size(), topo.links.size() == 1 ? "" : "s", hl, link_count);
 
-  std::vector<std::uint32_t> unlinked;
-  for (std::uint32_t n = 0; n < nodes; ++n)
-    if (!is_switch[n] && host_link_line[n] == 0) unlinked.push_back(n);
-  if (!unlinked.empty()) {
-    std::string others;
-    if (unlinked.size() > 1) {
-      constexpr std::size_t kShown = 8;
-      others = unlinked.size() == 2 ? " (nor does host " : " (nor do hosts ";
-      for (std::size_t i = 1; i < unlinked.size() && i <= kShown; ++i)
-        others += fmt::format("{}{}", i > 1 ? ", " : "", unlinked[i]);
-      if (unlinked.size() - 1 > kShown) others += fmt::format(" and {} more", unlinked.size() - 1 - kShown);
-      others += ")";
-    }
-    fail(name, hl,
-         "node {} is a host (not in the switch list on line {}) but no link line names it{}; every host "
-         "needs exactly one link, to a switch",
-         unlinked[0], sl, others);
-  }
+  check_every_host_linked(name, is_switch, host_link_line, hl, sl);
   return topo;
 }
 

@@ -178,6 +178,15 @@ std::vector<BadCase> bad_cases() {
        "one packet of 4160 bytes needs 17"},
       {"window_needs_static", "--set nic.transport=reorder --set nic.reorder.memory=dynamic --set nic.reorder.injection=adap_lw",
        "needs nic.reorder.memory = static"},
+      // Cross-key checks of the switch builder, naming the keys involved.
+      {"hop_flow_control_needs_lossless", "--set switch.flow_control=flowsail --set link.flow_control=lossy",
+       "switch.flow_control = flowsail needs link.flow_control = lossless"},
+      {"flowsail_needs_two_queues", "--set switch.flow_control=flowsail --set switch.fc.queues=1",
+       "switch.flow_control = flowsail needs at least 2 queues per group"},
+      {"fc_groups_divide_queues", "--set switch.flow_control=pfc --set switch.fc.queues=3 --set switch.fc.groups=2",
+       "switch.fc.queues = 3 does not divide into switch.fc.groups = 2"},
+      {"ingress_latency_below_latency", "--set switch.ingress_latency_ns=400",
+       "switch.ingress_latency_ns (400 ns) must be below switch.latency_ns"},
   };
 }
 

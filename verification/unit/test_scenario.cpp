@@ -1,8 +1,13 @@
 // Scenario keys: defaults, YAML, --set, and every kind of bad input naming the key or line.
 #include <gtest/gtest.h>
 
+#include "tb/choices.h"
+#include "tb/config/builders.h"
 #include "tb/scenario.h"
 #include "tlm/common/error.h"
+#include "tlm/model/egress_fc.h"
+#include "tlm/model/nic.h"
+#include "tlm/model/routing.h"
 
 namespace netasic {
 namespace {
@@ -70,6 +75,101 @@ TEST(Scenario, WrongTypeOutOfRangeAndBadChoice) {
   EXPECT_NE(e.find("has no value"), std::string::npos) << e;
   e = error_of([&] { s.load_yaml_text("a: [\n", "z.yaml"); });
   EXPECT_NE(e.find("not valid YAML"), std::string::npos) << e;
+}
+
+TEST(Scenario, ChoiceKeysReadAsTheirEnum) {
+  Scenario s;
+  EXPECT_EQ(s.choice<RoutingPolicy>("routing.policy"), RoutingPolicy::ecmp);
+  EXPECT_EQ(s.choice<TopologyType>("topology.type"), TopologyType::fat_tree);
+  s.set_assignment("nic.transport=sr");
+  EXPECT_EQ(s.choice<TransportKind>("nic.transport"), TransportKind::selective_repeat);
+  s.set_assignment("switch.flow_control=flowsail");
+  EXPECT_EQ(s.choice<FcMode>("switch.flow_control"), FcMode::flowsail);
+  s.set_assignment("routing.up_down=auto");
+  EXPECT_EQ(s.choice<UpDownMode>("routing.up_down"), UpDownMode::automatic);
+  // Reading a key as another enum, or a non-choice key as an enum, is a program error.
+  EXPECT_THROW(s.choice<TransportKind>("routing.policy"), ModelError);
+  EXPECT_THROW(s.choice<TransportKind>("nic.mtu_bytes"), ModelError);
+}
+
+TEST(Scenario, EveryChoiceMapsToDistinctEnumerators) {
+  for (const auto& k : scenario_keys()) {
+    if (k.type != KeyType::choice) continue;
+    EXPECT_NE(k.choice_type, std::type_index(typeid(void))) << k.name;
+    bool default_accepted = false;
+    for (std::size_t i = 0; i < k.choices.size(); ++i) {
+      default_accepted = default_accepted || k.choices[i].name == k.default_value;
+      for (std::size_t j = i + 1; j < k.choices.size(); ++j) {
+        EXPECT_NE(k.choices[i].name, k.choices[j].name) << k.name;
+        EXPECT_NE(k.choices[i].value, k.choices[j].value) << k.name;
+      }
+      EXPECT_EQ(k.choice_name(k.choices[i].value), k.choices[i].name) << k.name;
+    }
+    EXPECT_TRUE(default_accepted) << k.name;
+  }
+}
+
+// The builders read each choice key as its enum and reject invalid combinations naming existing keys.
+TEST(Builders, NicConfigTakesTheTransportAndCongestionControlFromTheirKeys) {
+  Scenario s;
+  Topology t;  // no links: nothing can be lost, so no retransmission timer
+  const std::pair<const char*, TransportKind> transports[] = {{"basic", TransportKind::basic},
+                                                              {"reorder", TransportKind::reorder},
+                                                              {"gbn", TransportKind::go_back_n},
+                                                              {"sr", TransportKind::selective_repeat}};
+  for (const auto& [name, kind] : transports) {
+    s.set("nic.transport", name, "test");
+    EXPECT_EQ(build_nic_config(s, t, nullptr).transport, kind) << name;
+  }
+  s.set("nic.cc", "dctcp", "test");
+  s.set("nic.dctcp.slow_start", "off", "test");
+  const NicConfig nic = build_nic_config(s, t, nullptr);
+  EXPECT_EQ(nic.cc, CongestionControlKind::dctcp);
+  EXPECT_FALSE(nic.dctcp_config.slow_start);
+  EXPECT_EQ(nic.rto_ps, 0u);
+  s.set("link.flow_control", "lossy", "test");
+  EXPECT_GT(build_nic_config(s, t, nullptr).rto_ps, 0u);
+}
+
+TEST(Builders, ReorderBufferChecksNameTheKeys) {
+  Scenario s;
+  Topology t;
+  s.set("nic.transport", "reorder", "test");
+  s.set("nic.reorder.memory", "dynamic", "test");
+  s.set("nic.reorder.connection", "pair", "test");
+  s.set("nic.reorder.injection", "unlimited", "test");
+  const NicConfig nic = build_nic_config(s, t, nullptr);
+  EXPECT_EQ(nic.reorder_buffer.memory, ReorderMemory::dynamic_pool);
+  EXPECT_TRUE(nic.pair_connections);
+  EXPECT_EQ(nic.injection, NicConfig::Injection::unlimited);
+  s.set("nic.reorder.injection", "adap_lw", "test");
+  const std::string e = error_of([&] { build_nic_config(s, t, nullptr); });
+  EXPECT_NE(e.find("nic.reorder.injection = adap_lw needs nic.reorder.memory = static"), std::string::npos) << e;
+}
+
+TEST(Builders, EgressFlowControlNeedsLosslessLinksAndValidQueues) {
+  Scenario s;
+  s.set("switch.flow_control", "bfc", "test");
+  s.set("switch.fc.scheduler", "drr", "test");
+  const EgressFcConfig fc = build_egress_fc_config(s, 4160);
+  EXPECT_EQ(fc.mode, FcMode::bfc);
+  EXPECT_TRUE(fc.drr);
+  s.set("link.flow_control", "lossy", "test");
+  std::string e = error_of([&] { build_egress_fc_config(s, 4160); });
+  EXPECT_NE(e.find("switch.flow_control = bfc needs link.flow_control = lossless"), std::string::npos) << e;
+  s.set("link.flow_control", "lossless", "test");
+  s.set("switch.fc.nft_entries", "1000", "test");
+  e = error_of([&] { build_egress_fc_config(s, 4160); });
+  EXPECT_NE(e.find("switch.fc.nft_entries = 1000: must be a power of two"), std::string::npos) << e;
+  s.set("switch.fc.nft_entries", "1024", "test");
+  s.set("switch.pfc.xoff_bytes", "1000", "test");
+  s.set("switch.pfc.xon_bytes", "2000", "test");
+  e = error_of([&] { build_egress_fc_config(s, 4160); });
+  EXPECT_NE(e.find("switch.pfc.xon_bytes = 2000 is above switch.pfc.xoff_bytes = 1000"), std::string::npos) << e;
+  // Without hop-by-hop flow control nothing of it is checked.
+  s.set("switch.flow_control", "none", "test");
+  s.set("link.flow_control", "lossy", "test");
+  EXPECT_EQ(build_egress_fc_config(s, 4160).mode, FcMode::none);
 }
 
 TEST(Scenario, ResolvedJsonIsNested) {

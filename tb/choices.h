@@ -1,0 +1,17 @@
+// Enums for the choice keys whose values only the testbench interprets (the model's own enums, such as
+// RoutingPolicy or TransportKind, are used directly). Each key's definition in tb/scenario.cpp maps its
+// accepted names to these enumerators; read them with Scenario::choice<E>(key).
+#pragma once
+
+namespace netasic {
+
+enum class TopologyType { fat_tree, leaf_spine, dragonfly, torus, irregular, file };
+enum class WorkloadType { permutation, all_to_all, random, uniform, bit_reversal, incast, file };
+enum class LinkFlowControl { lossless, lossy };
+enum class UpDownMode { automatic, on, off };
+enum class FlowcutTableImpl { model, rtl, rtl_sc };
+enum class FcScheduler { rr, drr };
+enum class Switched { on, off };  // an on/off choice key
+enum class ReorderConnection { message, pair };
+
+}  // namespace netasic

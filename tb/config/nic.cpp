@@ -1,0 +1,68 @@
+// Builder of the NIC configuration: transport, congestion control and the reorder buffer (nic.*;
+// tb/config/builders.h).
+#include <fmt/format.h>
+
+#include "tb/choices.h"
+#include "tb/config/builders.h"
+#include "tlm/common/error.h"
+
+namespace netasic {
+
+namespace {
+
+// The rearrange-buffer engine (nic.transport reorder; Martinez et al., IPDPS 2005): memory in cells of
+// nic.reorder.unit_bytes, per connection or pooled, and the source's injection control.
+void build_reorder(const Scenario& s, NicConfig& nic) {
+  const auto unit = static_cast<std::uint32_t>(s.integer("nic.reorder.unit_bytes"));
+  const auto buffer = static_cast<std::uint64_t>(s.integer("nic.reorder.buffer_bytes"));
+  const auto pool = static_cast<std::uint64_t>(s.integer("nic.reorder.pool_bytes"));
+  ReorderBufferConfig& rb = nic.reorder_buffer;
+  rb.seq_bits = 32;
+  rb.max_packet_units = (nic.mtu_bytes + nic.header_bytes + unit - 1) / unit;
+  rb.buffer_units = static_cast<std::uint32_t>(buffer / unit);
+  if (rb.buffer_units < rb.max_packet_units)
+    throw InputError(fmt::format("nic.reorder.buffer_bytes = {} holds {} cells of nic.reorder.unit_bytes = {}; one "
+                                 "packet of {} bytes needs {}",
+                                 buffer, rb.buffer_units, unit, nic.mtu_bytes + nic.header_bytes, rb.max_packet_units));
+  if (rb.buffer_units > (1u << 20))
+    throw InputError(fmt::format("nic.reorder.buffer_bytes / nic.reorder.unit_bytes = {} cells: at most 2^20", rb.buffer_units));
+  rb.memory = s.choice<ReorderMemory>("nic.reorder.memory");
+  nic.pair_connections = s.choice<ReorderConnection>("nic.reorder.connection") == ReorderConnection::pair;
+  rb.pool_units = pool / unit;
+  if (rb.memory == ReorderMemory::dynamic_pool && rb.pool_units < rb.max_packet_units)
+    throw InputError(fmt::format("nic.reorder.pool_bytes = {} cannot hold one packet", pool));
+  nic.injection = s.choice<NicConfig::Injection>("nic.reorder.injection");
+  if (nic.injection == NicConfig::Injection::adap_lw && rb.memory != ReorderMemory::static_partition)
+    throw InputError("nic.reorder.injection = adap_lw needs nic.reorder.memory = static (the window is the "
+                     "destination's partition)");
+  nic.reorder_unit_bytes = unit;
+}
+
+}  // namespace
+
+NicConfig build_nic_config(const Scenario& s, const Topology& t, const FlowcutParams* flowcut) {
+  NicConfig nic_config;
+  nic_config.mtu_bytes = static_cast<std::uint32_t>(s.integer("nic.mtu_bytes"));
+  nic_config.header_bytes = static_cast<std::uint32_t>(s.integer("nic.header_bytes"));
+  nic_config.ack_bytes = static_cast<std::uint32_t>(s.integer("nic.ack_bytes"));
+  nic_config.window_bytes = static_cast<std::uint64_t>(s.integer("nic.window_bytes"));
+  nic_config.latency_ps = ns_to_ps(s.number("nic.latency_ns"));
+  // The retransmission timer is armed only where packets can be lost.
+  bool can_lose = s.choice<LinkFlowControl>("link.flow_control") == LinkFlowControl::lossy;
+  for (const auto& l : t.links) can_lose = can_lose || l.error_rate > 0;
+  nic_config.rto_ps = can_lose ? static_cast<Ps>(s.number("nic.rto_us") * kPsPerUs) : 0;
+  nic_config.flowcut = flowcut;
+  nic_config.transport = s.choice<TransportKind>("nic.transport");
+  nic_config.sr_dupthresh = static_cast<std::uint32_t>(s.integer("nic.sr.dupthresh"));
+  nic_config.sr_sack_blocks = static_cast<std::uint32_t>(s.integer("nic.sr.sack_blocks"));
+  nic_config.cc = s.choice<CongestionControlKind>("nic.cc");
+  nic_config.dctcp_config.g = s.number("nic.dctcp.g");
+  nic_config.dctcp_config.mss = nic_config.mtu_bytes;
+  nic_config.dctcp_config.initial_window = static_cast<std::uint64_t>(s.integer("nic.dctcp.initial_window_bytes"));
+  nic_config.dctcp_config.max_window = nic_config.window_bytes;
+  nic_config.dctcp_config.slow_start = s.choice<Switched>("nic.dctcp.slow_start") == Switched::on;
+  if (nic_config.transport == TransportKind::reorder) build_reorder(s, nic_config);
+  return nic_config;
+}
+
+}  // namespace netasic
