@@ -9,6 +9,22 @@
 
 namespace netasic {
 
+namespace {
+// Breadth-first distances over the switch graph from the switches already in `frontier` (their distance
+// set to 0 in `d`); unreached switches keep kUnreachable.
+void bfs(const std::vector<std::vector<std::uint32_t>>& port_peer, std::uint16_t* d, std::vector<std::uint32_t>& frontier) {
+  const auto n = static_cast<std::uint32_t>(port_peer.size());
+  for (std::size_t head = 0; head < frontier.size(); ++head) {
+    const std::uint32_t u = frontier[head];
+    for (std::uint32_t v : port_peer[u]) {
+      if (v >= n || d[v] != RoutingTable::kUnreachable) continue;
+      d[v] = static_cast<std::uint16_t>(d[u] + 1);
+      frontier.push_back(v);
+    }
+  }
+}
+}  // namespace
+
 RoutingTable::RoutingTable(std::vector<std::vector<std::uint32_t>> port_peer, std::vector<std::uint32_t> host_switch,
                            std::vector<std::uint16_t> host_port, std::vector<std::uint32_t> group_of)
     : port_peer_(std::move(port_peer)),
@@ -22,18 +38,15 @@ RoutingTable::RoutingTable(std::vector<std::vector<std::uint32_t>> port_peer, st
   frontier.reserve(n_);
   for (std::uint32_t t = 0; t < n_; ++t) {
     std::uint16_t* d = &dist_[std::size_t{t} * n_];
-    frontier.clear();
-    frontier.push_back(t);
+    frontier.assign(1, t);
     d[t] = 0;
-    for (std::size_t head = 0; head < frontier.size(); ++head) {
-      const std::uint32_t u = frontier[head];
-      for (std::uint32_t v : port_peer_[u]) {
-        if (v >= n_ || d[v] != kUnreachable) continue;
-        d[v] = static_cast<std::uint16_t>(d[u] + 1);
-        frontier.push_back(v);
-      }
-    }
+    bfs(port_peer_, d, frontier);
   }
+  build_next_hops();
+  if (!group_of_.empty()) build_group_routes();
+}
+
+void RoutingTable::build_next_hops() {
   // Next hops: ports of s whose peer is one step closer to t. A switch has few distinct lists (on a fat
   // tree, its up ports serve every destination outside its subtree), so each list is stored once and the
   // per-destination entries point at it: the lists stay in cache and a route reads one entry.
@@ -59,10 +72,12 @@ RoutingTable::RoutingTable(std::vector<std::vector<std::uint32_t>> port_peer, st
       nh_entry_[std::size_t{s} * n_ + t] = it->second << kNhCountBits | static_cast<std::uint32_t>(list.size());
     }
   }
+}
 
-  if (group_of_.empty()) return;
+void RoutingTable::build_group_routes() {
   for (std::uint32_t g : group_of_) groups_ = std::max(groups_, g + 1);
   gdist_.assign(std::size_t{groups_} * n_, kUnreachable);
+  std::vector<std::uint32_t> frontier;
   for (std::uint32_t g = 0; g < groups_; ++g) {
     std::uint16_t* d = &gdist_[std::size_t{g} * n_];
     frontier.clear();
@@ -71,14 +86,7 @@ RoutingTable::RoutingTable(std::vector<std::vector<std::uint32_t>> port_peer, st
         d[s] = 0;
         frontier.push_back(s);
       }
-    for (std::size_t head = 0; head < frontier.size(); ++head) {
-      const std::uint32_t u = frontier[head];
-      for (std::uint32_t v : port_peer_[u]) {
-        if (v >= n_ || d[v] != kUnreachable) continue;
-        d[v] = static_cast<std::uint16_t>(d[u] + 1);
-        frontier.push_back(v);
-      }
-    }
+    bfs(port_peer_, d, frontier);
   }
   // Next hops toward group g by the canonical dragonfly route: a global link straight into g, else a
   // local hop to a switch of the same group that has one (never through a third group).

@@ -92,6 +92,8 @@ class RoutingTable {
   std::uint16_t distance_updown(std::uint32_t from, std::uint32_t to) const { return ud_any_[std::size_t{to} * n_ + from]; }
 
  private:
+  void build_next_hops();     // nh_entry_, nh_ports_ from the distances
+  void build_group_routes();  // dragonfly: gdist_, gnh_offset_, gnh_ports_
   std::vector<std::vector<std::uint32_t>> port_peer_;
   std::vector<std::uint32_t> host_switch_;
   std::vector<std::uint16_t> host_port_;
