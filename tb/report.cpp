@@ -122,13 +122,6 @@ NicCounters sum_nic_counters(const Nics& nics) {
   return n;
 }
 
-namespace {
-// Bytes received that did not help: duplicates and packets a transport had to throw away.
-double waste_fraction(const NicCounters& n) {
-  return n.received_bytes ? static_cast<double>(n.waste_bytes) / static_cast<double>(n.received_bytes) : 0.0;
-}
-}  // namespace
-
 nlohmann::json report_packets(const NicCounters& n, const FlowTable& flows, const Switches& switches,
                               const Links& links) {
   std::uint64_t retransmits = 0, timeouts = 0;
@@ -160,95 +153,8 @@ nlohmann::json report_packets(const NicCounters& n, const FlowTable& flows, cons
   return j;
 }
 
-nlohmann::json report_go_back_n(const NicCounters& n) {
-  return {{"receiver_drops", n.receiver_drops},
-          {"nacks", n.nacks_sent},
-          {"retransmitted_bytes", n.resent_bytes},
-          {"spurious_retransmissions", n.spurious_resends},
-          {"waste_fraction", waste_fraction(n)}};
-}
-
-nlohmann::json report_selective_repeat(const NicCounters& n, const FlowTable& flows, const Nics& nics,
-                                       const NicConfig& config) {
-  std::uint64_t max_ranges = 0;
-  for (const Flow& f : flows.flows())
-    if (const SackReceiver* rx = nics[f.dst]->transport().sack_receiver(f))
-      max_ranges = std::max<std::uint64_t>(max_ranges, rx->max_ranges());
-  return {{"dupthresh", config.sr_dupthresh},
-          {"sack_blocks", config.sr_sack_blocks},
-          {"sacks", n.sacks_sent},
-          {"sack_ranges_sent", n.sack_blocks_sent},
-          {"max_ranges_per_flow", max_ranges},
-          {"fast_retransmits", n.fast_retransmits},
-          {"timeout_retransmits", n.timeout_retransmits},
-          {"retransmitted_bytes", n.resent_bytes},
-          {"spurious_retransmissions", n.spurious_resends},
-          {"waste_fraction", waste_fraction(n)}};
-}
-
-nlohmann::json report_reorder(const NicCounters& n, const Nics& nics, const NicConfig& config,
-                              const std::string& memory, const std::string& injection) {
-  std::uint64_t mbs = 0, mms = 0, rejections = 0;
-  std::vector<std::uint64_t> hist(16, 0);
-  for (const auto& nic : nics) {
-    const ReorderBuffer* rb = nic->reorder_buffer();
-    mbs = std::max<std::uint64_t>(mbs, rb->mbs());
-    mms = std::max<std::uint64_t>(mms, rb->mms());
-    rejections += rb->rejections();
-    for (std::size_t b = 0; b < hist.size(); ++b) hist[b] += nic->reorder_histogram()[b];
-  }
-  const std::uint64_t unit = config.reorder_unit_bytes;
-  return {{"memory", memory},
-          {"injection", injection},
-          {"max_buffer_per_connection_bytes", mbs * unit},
-          {"max_memory_per_nic_bytes", mms * unit},
-          {"rejections", rejections},
-          {"nacks", n.nacks_sent},
-          {"retransmitted_bytes", n.resent_bytes},
-          {"spurious_retransmissions", n.spurious_resends},
-          {"waste_fraction", waste_fraction(n)},
-          {"occupancy_histogram_16ths", hist}};
-}
-
 nlohmann::json report_bytes(const NicCounters& n) {
   return {{"injected", n.data_payload_sent}, {"delivered", n.payload_delivered}, {"retransmitted", n.resent_bytes}};
-}
-
-nlohmann::json report_ecn(const Switches& switches, std::int64_t threshold_bytes) {
-  std::uint64_t ce_marks = 0;
-  for (const auto& sw : switches) ce_marks += sw->counters().ce_marked;
-  return {{"threshold_bytes", threshold_bytes}, {"ce_marks", ce_marks}};
-}
-
-nlohmann::json report_dctcp(const NicCounters& n, const FlowTable& flows, const Nics& nics, const DctcpConfig& config) {
-  std::uint64_t cuts = 0, windows = 0, senders = 0;
-  double alpha_sum = 0, alpha_final_max = 0, alpha_max = 0, window_sum = 0;
-  std::uint64_t min_window = std::numeric_limits<std::uint64_t>::max();
-  for (const Flow& f : flows.flows()) {
-    const CongestionControl* control = nics[f.src]->transport().congestion_control();
-    const Dctcp* cc = control ? control->dctcp(f) : nullptr;
-    if (!cc) continue;
-    ++senders;
-    cuts += cc->cuts();
-    windows += cc->windows();
-    alpha_sum += cc->alpha();
-    alpha_final_max = std::max(alpha_final_max, cc->alpha());
-    alpha_max = std::max(alpha_max, cc->max_alpha());
-    window_sum += static_cast<double>(cc->window());
-    min_window = std::min(min_window, cc->min_window());
-  }
-  const double k = senders ? static_cast<double>(senders) : 1.0;
-  return {{"type", "dctcp"},
-          {"g", config.g},
-          {"initial_window_bytes", config.initial_window},
-          {"ece_acks", n.ece_acks},
-          {"window_cuts", cuts},
-          {"alpha_updates", windows},
-          {"alpha_final_avg", alpha_sum / k},
-          {"alpha_final_max", alpha_final_max},
-          {"alpha_max", alpha_max},
-          {"window_final_avg_bytes", window_sum / k},
-          {"window_min_bytes", senders ? min_window : 0}};
 }
 
 // Link utilization over the run, switch-to-switch and host links apart.
@@ -356,20 +262,9 @@ nlohmann::json report_flow_control(const Switches& switches, const Nics& nics, c
           {"max_data_queue_bytes", c.max_queue_bytes}};
 }
 
-nlohmann::json report_letflow(const Switches& switches) {
-  std::uint64_t flowlets = 0, collisions = 0, high_water = 0;
-  for (const auto& sw : switches)
-    if (const FlowletTable* t = sw->flowlet_table()) {
-      flowlets += t->flowlets();
-      collisions += t->collisions();
-      high_water = std::max<std::uint64_t>(high_water, t->high_water());
-    }
-  return {{"flowlets", flowlets}, {"collisions", collisions}, {"table_high_water", high_water}};
-}
-
-nlohmann::json report_tables(const Switches& switches, const Nics& nics) {
+nlohmann::json report_flowcut_tables(const Switches& switches, const Nics& nics) {
   using nlohmann::json;
-  json out = {{"flowcut", json::array()}, {"flowlet", json::array()}};
+  json out = json::array();
   auto flowcut_json = [](const std::string& owner, const FlowcutTableIf& t, std::uint64_t overflows) {
     const FlowcutStorage st = t.storage();
     json fields = json::array();
@@ -385,14 +280,10 @@ nlohmann::json report_tables(const Switches& switches, const Nics& nics) {
                              {"bits_per_entry", st.entry_bits}, {"total_bits", st.total_bits}}}};
   };
   for (const auto& sw : switches) {
-    if (const FlowcutTableIf* t = sw->flowcut_table()) out["flowcut"].push_back(flowcut_json(sw->name(), *t, sw->flowcut_counters().overflows));
-    if (const FlowletTable* t = sw->flowlet_table())
-      out["flowlet"].push_back({{"owner", sw->name()}, {"capacity", t->config().entries}, {"high_water", t->high_water()},
-                                {"flowlets", t->flowlets()}, {"collisions", t->collisions()},
-                                {"bits_per_entry", t->entry_bits()}, {"total_bits", t->storage_bits()}});
+    if (const FlowcutTableIf* t = sw->flowcut_table()) out.push_back(flowcut_json(sw->name(), *t, sw->flowcut_counters().overflows));
   }
   for (const auto& nic : nics)
-    if (const FlowcutTableIf* t = nic->flowcut_table()) out["flowcut"].push_back(flowcut_json(nic->name(), *t, nic->flowcut_counters().overflows));
+    if (const FlowcutTableIf* t = nic->flowcut_table()) out.push_back(flowcut_json(nic->name(), *t, nic->flowcut_counters().overflows));
   return out;
 }
 

@@ -120,6 +120,13 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   const FlowcutTableIf* flowcut_table() const { return fc_table_.get(); }
   const FlowcutCounters& flowcut_counters() const { return fc_counters_; }
   const FgfcCache* fgfc_cache() const { return fgfc_cache_.get(); }
+  // Every mechanism of this NIC reports its statistics (tlm/model/report.h): the transport, then its
+  // congestion control.
+  void report(Report& r) const {
+    r.enter(name());
+    transport_->report(r);
+    if (const CongestionControl* cc = transport_->congestion_control()) cc->report(r);
+  }
   std::uint32_t host() const { return host_; }
 
   void on_event(std::uint32_t kind, std::uint64_t data) override;
