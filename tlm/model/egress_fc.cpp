@@ -210,9 +210,9 @@ struct Registered {
 
 const Registered kRegistry[] = {
     {FcMode::none, "none", nullptr},
-    {FcMode::pfc, "pfc", &make<PfcFc>},
-    {FcMode::bfc, "bfc", &make<BfcFc>},
     {FcMode::flowsail, "flowsail", &make<FlowsailFc>},
+    {FcMode::bfc, "bfc", &make<BfcFc>},
+    {FcMode::pfc, "pfc", &make<PfcFc>},
     {FcMode::ideal, "ideal", &make<IdealFc>},
 };
 
@@ -241,6 +241,12 @@ FcMode parse_fc_mode(const std::string& name) {
     if (name == r.name) return r.mode;
   throw InputError(
       fmt::format("switch.flow_control = '{}': accepted {}", name, fmt::join(fc_mode_names(), ", ")));
+}
+
+std::vector<std::pair<const char*, FcMode>> fc_mode_choices() {
+  std::vector<std::pair<const char*, FcMode>> choices;
+  for (const Registered& r : kRegistry) choices.emplace_back(r.name, r.mode);
+  return choices;
 }
 
 std::vector<std::string> fc_mode_names() {

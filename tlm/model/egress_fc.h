@@ -45,6 +45,8 @@ enum class FcMode : std::uint8_t { none, pfc, bfc, flowsail, ideal };
 const char* to_string(FcMode m);
 FcMode parse_fc_mode(const std::string& name);
 std::vector<std::string> fc_mode_names();
+// Every registered scheme's scenario name and enumerator (the switch.flow_control key's choices).
+std::vector<std::pair<const char*, FcMode>> fc_mode_choices();
 
 struct EgressFcConfig {
   FcMode mode = FcMode::none;

@@ -32,11 +32,8 @@
 
 namespace netasic {
 
-// The end-to-end transport every flow of the run uses (nic.transport), and the congestion control its
-// source runs (nic.cc).
-// (CongestionControlKind: tlm/model/congestion_control.h.)
-enum class TransportKind : std::uint8_t { basic, reorder, go_back_n, selective_repeat };
-
+// The transport (TransportKind, tlm/model/transport.h) and the congestion control (CongestionControlKind,
+// tlm/model/congestion_control.h) are chosen here once for every flow of the run.
 struct NicConfig {
   std::uint32_t mtu_bytes = 4096;    // payload per packet
   std::uint32_t header_bytes = 64;   // per data packet
