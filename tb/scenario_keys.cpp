@@ -9,6 +9,7 @@
 #include "tlm/model/flowcut.h"
 #include "tlm/model/nic.h"
 #include "tlm/model/routing.h"
+#include "tlm/model/transport.h"
 
 namespace netasic {
 
@@ -118,9 +119,7 @@ std::vector<KeyDef> switch_routing_keys() {
       N("switch.internal_speedup", "", "2", 0.1, 100,
         "Row bus and column channel bandwidth as a multiple of the fastest port."),
       // Hop-by-hop flow control at the egress queues (docs/flowsail.md).
-      C<FcMode>("switch.flow_control", "none",
-        {{"none", FcMode::none}, {"flowsail", FcMode::flowsail}, {"bfc", FcMode::bfc}, {"pfc", FcMode::pfc},
-         {"ideal", FcMode::ideal}},
+      C<FcMode>("switch.flow_control", "none", fc_mode_choices(),
         "none: data waits in VOQs behind small egress queues (credit flow control only); flowsail, bfc, pfc, "
         "ideal: output-queued data in switch.fc.queues queues per port on a shared buffer, with FlowSail "
         "(per-flow PAUSE, isolation in rsvQ), BFC-style per-queue pause, PFC per-class pause, or one queue per "
@@ -147,10 +146,7 @@ std::vector<KeyDef> switch_routing_keys() {
       I("switch.ecn_threshold_bytes", "bytes", "0", 0, 1e10,
         "ECN marking: an ECN-capable data packet (nic.cc dctcp) leaving an output whose backlog behind it (VOQs "
         "plus egress queues of that output) exceeds this many bytes is marked CE; 0 = no marking."),
-      C<RoutingPolicy>("routing.policy", "ecmp",
-        {{"ecmp", RoutingPolicy::ecmp}, {"spray", RoutingPolicy::spray}, {"adaptive", RoutingPolicy::adaptive},
-         {"minimal", RoutingPolicy::minimal}, {"valiant", RoutingPolicy::valiant}, {"ugal", RoutingPolicy::ugal},
-         {"flowcut", RoutingPolicy::flowcut}, {"letflow", RoutingPolicy::letflow}},
+      C<RoutingPolicy>("routing.policy", "ecmp", routing_policy_choices(),
         "Routing policy: ecmp (flow hash), spray (per-packet random), adaptive (per-packet least-loaded), "
         "flowcut (Flowcut switching, flowcut.*), letflow (flowlet switching, letflow.*); dragonfly also minimal, "
         "valiant, ugal."),
@@ -222,9 +218,7 @@ std::vector<KeyDef> nic_keys() {
       N("nic.rto_us", "us", "100", 0.001, 1e9,
         "Retransmission timeout (go-back-N), armed only where packets can be lost (lossy links or error rates)."),
       I("nic.rx_buffer_bytes", "bytes", "262144", 1024, 1e10, "NIC receive buffer (credits advertised to the switch)."),
-      C<TransportKind>("nic.transport", "basic",
-        {{"basic", TransportKind::basic}, {"reorder", TransportKind::reorder}, {"gbn", TransportKind::go_back_n},
-         {"sr", TransportKind::selective_repeat}},
+      C<TransportKind>("nic.transport", "basic", transport_choices(),
         "basic: per-packet ACKs, unbounded reordering at the receiver; reorder: the rearrange-buffer engine "
         "with cumulative ACK / NACK (Martinez et al., IPDPS 2005), nic.reorder.*; gbn: go-back-N (RoCE-like): "
         "the receiver accepts only the expected PSN, drops the rest and NACKs once per gap, the sender "
@@ -236,8 +230,7 @@ std::vector<KeyDef> nic_keys() {
       I("nic.sr.sack_blocks", "", "3", 1, 4,
         "Selective repeat: received ranges above the cumulative point per SACK (8 bytes each on top of "
         "nic.ack_bytes): the range of the packet acknowledged first, then the lowest."),
-      C<CongestionControlKind>("nic.cc", "none",
-        {{"none", CongestionControlKind::none}, {"dctcp", CongestionControlKind::dctcp}},
+      C<CongestionControlKind>("nic.cc", "none", congestion_control_choices(),
         "Congestion control at the source NIC: none (only nic.window_bytes), or dctcp: data packets carry ECT, "
         "switches mark CE above switch.ecn_threshold_bytes, the receiver echoes the marks, and each flow keeps "
         "a DCTCP window (nic.dctcp.*), capped by nic.window_bytes when that is set."),

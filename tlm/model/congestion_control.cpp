@@ -84,17 +84,24 @@ std::unique_ptr<CongestionControl> make_dctcp(const NicConfig& config, NicCounte
 }
 struct Registered {
   CongestionControlKind kind;
-  std::unique_ptr<CongestionControl> (*make)(const NicConfig&, NicCounters&);
+  const char* name;  // the scenario's nic.cc
+  std::unique_ptr<CongestionControl> (*make)(const NicConfig&, NicCounters&);  // none: null, no controller
 };
-// nic.cc = none has no entry: no controller.
-constexpr std::array<Registered, 1> kControllers{{
-    {CongestionControlKind::dctcp, make_dctcp},
+constexpr std::array<Registered, 2> kControllers{{
+    {CongestionControlKind::none, "none", nullptr},
+    {CongestionControlKind::dctcp, "dctcp", make_dctcp},
 }};
 }  // namespace
 
+std::vector<std::pair<const char*, CongestionControlKind>> congestion_control_choices() {
+  std::vector<std::pair<const char*, CongestionControlKind>> choices;
+  for (const Registered& r : kControllers) choices.emplace_back(r.name, r.kind);
+  return choices;
+}
+
 std::unique_ptr<CongestionControl> make_congestion_control(const NicConfig& config, NicCounters& counters) {
   for (const Registered& r : kControllers)
-    if (r.kind == config.cc) return r.make(config, counters);
+    if (r.kind == config.cc) return r.make ? r.make(config, counters) : nullptr;
   return nullptr;
 }
 

@@ -81,5 +81,7 @@ class DctcpControl final : public CongestionControl {
 
 // The registry: the controller for nic.cc (null for none).
 std::unique_ptr<CongestionControl> make_congestion_control(const NicConfig& config, NicCounters& counters);
+// Every registered controller's scenario name and enumerator (the nic.cc key's choices).
+std::vector<std::pair<const char*, CongestionControlKind>> congestion_control_choices();
 
 }  // namespace netasic

@@ -22,12 +22,8 @@ Nic::Nic(const sc_core::sc_module_name& name, Fabric& fabric, const NicConfig& c
   if (config_.mtu_bytes == 0) throw InputError("nic.mtu_bytes must be > 0");
   if (const FlowcutParams* fc = config_.flowcut) {
     if (fc->variant == FlowcutVariant::nic_only) {
-      FlowcutTableConfig t = fc->table;
-      t.key_bits = 32;  // the NIC keys its flows by the id it assigned
-      fc_table_ = make_flowcut_table(*fc, t, this->name());
-      rtt_ = std::make_unique<RttMonitor>(*fc);
-      shadow_.assign(std::max<std::uint32_t>(1, fc->shadow_counters), 0);
-      fc_epoch_.assign(t.entries, 0);
+      FlowcutOwner& owner = *this;
+      flowcut_ = std::make_unique<FlowcutEngine>(*fc, FlowcutSite::nic, this->name(), owner, fabric_, nullptr, 0);
     } else {
       FgfcCacheConfig c;
       c.entries = fc->nic_cache_entries;
@@ -136,7 +132,7 @@ void Nic::receive_data(Packet* p) {
 void Nic::receive_ack(Packet* p) {
   Flow& f = flows_[p->flow];
   // NIC-only Flowcut reads each packet's own ACK before the transport takes it.
-  if (fc_table_ && transport_->per_packet_acks()) nic_flowcut_ack(f, p);
+  if (flowcut_ && transport_->per_packet_acks()) nic_flowcut_ack(f, p);
   transport_->receive_ack(f, p);
   fabric_.pool().put(p);
   try_send();
@@ -183,7 +179,7 @@ Packet* Nic::build_data_packet(Flow& f, const SendChoice& c) {
   p->vc = kNicDataVc;
   p->ect = transport_->ecn_capable() ? 1 : 0;
   p->packets_left = f.packets - c.psn - 1;
-  if (fc_table_) nic_flowcut_send(f, p);
+  if (flowcut_) nic_flowcut_send(f, p);
   p->retransmit = c.resend || c.psn < f.sent_high ? 1 : 0;
   if (p->retransmit) {
     ++f.retransmits;

@@ -25,6 +25,7 @@
 #include "tlm/common/rng.h"
 #include "tlm/model/fabric.h"
 #include "tlm/model/flowcut.h"
+#include "tlm/model/flowcut_engine.h"
 #include "tlm/model/flow.h"
 #include "tlm/model/link.h"
 #include "tlm/model/tlm_ports.h"
@@ -32,11 +33,8 @@
 
 namespace netasic {
 
-// The end-to-end transport every flow of the run uses (nic.transport), and the congestion control its
-// source runs (nic.cc).
-// (CongestionControlKind: tlm/model/congestion_control.h.)
-enum class TransportKind : std::uint8_t { basic, reorder, go_back_n, selective_repeat };
-
+// The transport (TransportKind, tlm/model/transport.h) and the congestion control (CongestionControlKind,
+// tlm/model/congestion_control.h) are chosen here once for every flow of the run.
 struct NicConfig {
   std::uint32_t mtu_bytes = 4096;    // payload per packet
   std::uint32_t header_bytes = 64;   // per data packet
@@ -96,7 +94,9 @@ struct NicCounters {
   std::uint64_t ece_acks = 0;              // ACK/NACKs received whose ECE was set
 };
 
-class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
+// The NIC-only Flowcut variant runs the one Flowcut engine at its NIC site, with the NIC as its
+// FlowcutOwner (a drain pauses the flow in place, its end resumes it).
+class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, private FlowcutOwner {
  public:
   InitiatorSocket out;
   TargetSocket in;
@@ -117,8 +117,8 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   const std::vector<std::uint64_t>& reorder_histogram() const { return transport_->reorder_histogram(); }
 
   const NicCounters& counters() const { return counters_; }
-  const FlowcutTableIf* flowcut_table() const { return fc_table_.get(); }
-  const FlowcutCounters& flowcut_counters() const { return fc_counters_; }
+  const FlowcutTableIf* flowcut_table() const { return flowcut_ ? &flowcut_->table() : nullptr; }
+  const FlowcutCounters& flowcut_counters() const { return flowcut_ ? flowcut_->counters() : kNoFlowcut; }
   const FgfcCache* fgfc_cache() const { return fgfc_cache_.get(); }
   // Every mechanism of this NIC reports its statistics (tlm/model/report.h): the transport, then its
   // congestion control.
@@ -158,6 +158,11 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   void resume(Flow& f, bool timeout);
   void nic_flowcut_send(Flow& f, Packet* p);
   void nic_flowcut_ack(Flow& f, const Packet* ack);
+  // FlowcutOwner (NIC site): the RTT's transmission term, and a drain's pause and resume of flow s.flow.
+  Ps ack_transmission_term(std::uint16_t out_port, std::uint32_t ack_bytes, unsigned hops) const override;
+  void pause_source(const FlowcutSource& s) override;
+  void resume_source(const FlowcutSource& s) override;
+  static const FlowcutCounters kNoFlowcut;
   std::uint64_t now_us() const { return fabric_.now() / kPsPerUs; }
 
   Fabric& fabric_;
@@ -174,16 +179,11 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender {
   Ps tx_free_at_ = 0;
   bool tx_pending_ = false;
   NicCounters counters_;
-  // Flowcut: the FGFC paused-flow cache (switch variants), or the flow table (NIC-only variant).
+  // Flowcut: the FGFC paused-flow cache (switch variants), or the engine (NIC-only variant).
   std::unique_ptr<FgfcCache> fgfc_cache_;
   std::vector<std::uint64_t> class_paused_until_;  // per traffic class, microseconds (cache fallback)
   std::array<bool, 8> pfc_paused_{};  // per traffic class: PFC PAUSE received, no RESUME yet
-  std::unique_ptr<FlowcutTableIf> fc_table_;
-  std::unique_ptr<RttMonitor> rtt_;
-  std::vector<std::uint32_t> shadow_;
-  std::vector<std::uint32_t> fc_epoch_;  // per entry: see Switch (early resume)
-  std::uint32_t next_epoch_ = 0;
-  FlowcutCounters fc_counters_;
+  std::unique_ptr<FlowcutEngine> flowcut_;
   Rng rng_;
   // The transport and what it may use of this NIC (declared last: it refers to the members above).
   std::uint32_t tx_slots_ = 0, rx_slots_ = 0;  // flows this NIC sends, receives

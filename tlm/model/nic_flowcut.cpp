@@ -1,10 +1,13 @@
-// Flowcut at the source NIC: the FGFC paused-flow cache (switch variants) and the NIC-only flow table. Moved
-// here from nic.cpp as they were.
+// Flowcut at the source NIC: the FGFC paused-flow cache (switch variants: the source's reaction to the
+// switches' frames), and the NIC-only variant, whose table, ACK handling, RTT monitor, drains and early
+// resume are the Flowcut engine's (flowcut_engine.h, NIC site) with this NIC as its FlowcutOwner.
 #include "tlm/model/nic.h"
 
 #include <algorithm>
 
 namespace netasic {
+
+const FlowcutCounters Nic::kNoFlowcut{};
 
 void Nic::fgfc_expire(Flow& f) {
   if (f.paused_since != kNever && fgfc_cache_ && !fgfc_cache_->lookup(now_us(), f.hash).paused &&
@@ -60,15 +63,9 @@ void Nic::resume(Flow& f, bool timeout) {
 
 bool Nic::may_send(Flow& f, std::uint32_t payload) {
   if (f.hop_pauses || pfc_paused_[f.tclass % pfc_paused_.size()]) return false;
-  if (fc_table_) {
-    if (f.fc_draining) return false;
-    // Overflow policy hold: a flow without an entry waits for one.
-    if (config_.flowcut->overflow == FlowcutOverflow::hold && !fc_table_->lookup(WideKey::from_id(f.id)) &&
-        fc_table_->occupancy() == fc_table_->config().entries) {
-      return false;
-    }
-    return true;
-  }
+  // NIC-only: a draining flow waits for its drain to end; under overflow = hold, a flow without an entry
+  // waits for one.
+  if (flowcut_) return !f.fc_draining && !flowcut_->must_hold(WideKey::from_id(f.id));
   if (!fgfc_cache_) return true;
   const std::uint64_t now = now_us();
   if (class_paused_until_[f.tclass] > now) return false;
@@ -81,79 +78,60 @@ bool Nic::may_send(Flow& f, std::uint32_t payload) {
 }
 
 void Nic::nic_flowcut_send(Flow& f, Packet* p) {
-  const WideKey key = WideKey::from_id(f.id);
-  if (const auto idx = fc_table_->lookup(key)) {
-    fc_table_->add_bytes(*idx, p->payload_bytes);
-    p->fc_tracked = 1;
-    p->fc_epoch = fc_epoch_[*idx];
-    return;
-  }
-  std::uint32_t& shadow = shadow_[f.id % shadow_.size()];
-  if (f.flowcuts > 0 && shadow == 0) {
-    // A new flowcut takes new ECMP entropy: another UDP source port (the destination restores it).
-    f.key.src_port = static_cast<std::uint16_t>(49152 + rng_.below(16384));
-    const auto bytes = f.key.bytes();
-    f.hash = crc32(bytes.data(), bytes.size());
-    ++f.path_changes;
-    ++fc_counters_.path_changes;
-    p->key = f.key;
-    p->flow_hash = f.hash;
-  }
-  const InsertResult r = fc_table_->insert(key, static_cast<std::uint16_t>(f.key.src_port & 0xff), 0);
-  if (r.status == InsertStatus::ok) {
-    fc_table_->add_bytes(r.index, p->payload_bytes);
-    p->fc_tracked = 1;
-    fc_epoch_[r.index] = ++next_epoch_;
-    p->fc_epoch = fc_epoch_[r.index];
-    ++f.flowcuts;
-    ++fc_counters_.flowcuts;
-    return;
-  }
-  ++fc_counters_.overflows;
-  ++fc_counters_.untracked_packets;
-  shadow += p->payload_bytes;
+  // The flow's table key and shadow slot are the id this NIC assigned it.
+  const FlowcutEngine::Sent s =
+      flowcut_->send_at_source(WideKey::from_id(f.id), f.id, p->payload_bytes, [&](bool shadowed) {
+        if (f.flowcuts > 0 && !shadowed) {
+          // A new flowcut takes new ECMP entropy: another UDP source port (the destination restores it),
+          // unless untracked bytes of the flow may still be in flight on the old path.
+          f.key.src_port = static_cast<std::uint16_t>(49152 + rng_.below(16384));
+          const auto bytes = f.key.bytes();
+          f.hash = crc32(bytes.data(), bytes.size());
+          ++f.path_changes;
+          ++flowcut_->counters().path_changes;
+          p->key = f.key;
+          p->flow_hash = f.hash;
+        }
+        return static_cast<std::uint16_t>(f.key.src_port & 0xff);  // the entry's port tag
+      });
+  if (!s.tracked) return;
+  p->fc_tracked = 1;
+  p->fc_epoch = s.epoch;
+  if (s.new_flowcut) ++f.flowcuts;
 }
 
 void Nic::nic_flowcut_ack(Flow& f, const Packet* ack) {
-  const FlowcutParams& fc = *config_.flowcut;
-  if (!(ack->fc_tracked & 1u)) {
-    std::uint32_t& shadow = shadow_[f.id % shadow_.size()];
-    shadow -= std::min(shadow, ack->ack_bytes);
-    return;
-  }
-  const WideKey key = WideKey::from_id(f.id);
-  const auto idx = fc_table_->lookup(key);
-  if (!idx || fc_epoch_[*idx] != ack->fc_epoch) {
-    ++fc_counters_.acks_unmatched;  // its flowcut's entry was released early (early resume)
-    return;
-  }
-  const FlowcutEntry e = fc_table_->read(*idx);
-  if (!f.fc_draining && e.inflight > ack->ack_bytes) {
-    const Ps rtt = fabric_.now() - ack->echo_ts;
-    const Ps term = out_link_->serialization(ack->ack_bytes + config_.header_bytes) * std::max<unsigned>(1, ack->echo_hops);
-    const RttMonitor::Update u =
-        rtt_->update(rtt > term ? rtt - term : 1, ack->echo_hops, e.rtt_avg, e.last_rtt, e.rtt_diff_avg, e.last_rtt == 0);
-    fc_table_->set_rtt(*idx, u.avg, u.last, u.diff_avg);
-    if (u.drain && (fc.min_packets_left == 0 || f.packets - f.next_psn >= fc.min_packets_left) && f.next_psn < f.packets) {
-      fc_table_->set_drain(*idx, true);
-      f.fc_draining = true;
-      f.paused_since = fabric_.now();
-      ++f.drains;
-      ++fc_counters_.drains;
-    }
-  }
-  const AckResult r = fc_table_->ack_subtract(key, ack->ack_bytes);
-  const bool early = !r.deleted && f.fc_draining && fc.early_resume_packets > 0 &&
-                     r.remaining <= std::uint64_t{fc.early_resume_packets} * config_.mtu_bytes;
-  if (early) {
-    fc_table_->erase(key);
-    ++fc_counters_.early_resumes;
-  }
-  if ((r.deleted || early) && f.fc_draining) {
-    f.fc_draining = false;
-    ++fc_counters_.drains_completed;
-    resume(f, false);
-  }
+  FlowcutEngine::Ack a;
+  a.key = WideKey::from_id(f.id);
+  a.shadow_slot = f.id;
+  a.bytes = ack->ack_bytes;
+  a.epoch = ack->fc_epoch;
+  a.tracked = ack->fc_tracked & 1u;
+  a.at_source = true;  // the NIC's table is the flow's only one
+  a.echo_ts = ack->echo_ts;
+  a.hops = ack->echo_hops;
+  a.packets_left = f.packets - f.next_psn;
+  a.more_to_send = f.next_psn < f.packets;
+  a.source = FlowcutSource{host_, f.hash, f.id};
+  flowcut_->on_ack(a);
+}
+
+Ps Nic::ack_transmission_term(std::uint16_t, std::uint32_t ack_bytes, unsigned hops) const {
+  // The data packet's size on this NIC's link (the entry's port tag is no output here), once per hop.
+  return out_link_->serialization(ack_bytes + config_.header_bytes) * std::max<unsigned>(1, hops);
+}
+
+void Nic::pause_source(const FlowcutSource& s) {
+  Flow& f = flows_[s.flow];
+  f.fc_draining = true;
+  f.paused_since = fabric_.now();
+  ++f.drains;
+}
+
+void Nic::resume_source(const FlowcutSource& s) {
+  Flow& f = flows_[s.flow];
+  f.fc_draining = false;
+  resume(f, false);
 }
 
 }  // namespace netasic

@@ -25,6 +25,8 @@ enum class RoutingPolicy : std::uint8_t {
 RoutingPolicy parse_routing_policy(const std::string& name);  // InputError on unknown names
 const char* routing_policy_name(RoutingPolicy p);
 std::vector<std::string> routing_policy_names();
+// Every registered policy's scenario name and enumerator, in registry order (the routing.policy key's choices).
+std::vector<std::pair<const char*, RoutingPolicy>> routing_policy_choices();
 
 class RoutingTable {
  public:

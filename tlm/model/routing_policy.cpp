@@ -237,6 +237,12 @@ const char* routing_policy_name(RoutingPolicy p) {
   return r ? r->name : "unknown";
 }
 
+std::vector<std::pair<const char*, RoutingPolicy>> routing_policy_choices() {
+  std::vector<std::pair<const char*, RoutingPolicy>> choices;
+  for (const Registered& r : kRegistry) choices.emplace_back(r.name, r.policy);
+  return choices;
+}
+
 std::vector<std::string> routing_policy_names() {
   std::vector<std::string> names;
   for (const Registered& r : kRegistry) names.emplace_back(r.name);

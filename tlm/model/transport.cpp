@@ -115,15 +115,22 @@ const std::vector<std::uint64_t>& Transport::reorder_histogram() const {
 namespace {
 struct Registered {
   TransportKind kind;
+  const char* name;  // the scenario's nic.transport
   std::unique_ptr<Transport> (*make)(NicContext&);
 };
 constexpr std::array<Registered, 4> kTransports{{
-    {TransportKind::basic, make_basic_transport},
-    {TransportKind::go_back_n, make_go_back_n_transport},
-    {TransportKind::selective_repeat, make_selective_repeat_transport},
-    {TransportKind::reorder, make_reorder_transport},
+    {TransportKind::basic, "basic", make_basic_transport},
+    {TransportKind::reorder, "reorder", make_reorder_transport},
+    {TransportKind::go_back_n, "gbn", make_go_back_n_transport},
+    {TransportKind::selective_repeat, "sr", make_selective_repeat_transport},
 }};
 }  // namespace
+
+std::vector<std::pair<const char*, TransportKind>> transport_choices() {
+  std::vector<std::pair<const char*, TransportKind>> choices;
+  for (const Registered& r : kTransports) choices.emplace_back(r.name, r.kind);
+  return choices;
+}
 
 std::unique_ptr<Transport> make_transport(NicContext& ctx) {
   for (const Registered& r : kTransports)

@@ -22,6 +22,9 @@
 
 namespace netasic {
 
+// The end-to-end transport every flow of the run uses (nic.transport).
+enum class TransportKind : std::uint8_t { basic, reorder, go_back_n, selective_repeat };
+
 struct NicConfig;
 struct NicCounters;
 class ReorderBuffer;
@@ -142,6 +145,8 @@ class Transport : public Reporting {
 
 // The registry: the transport for config.transport, holding the congestion control for config.cc.
 std::unique_ptr<Transport> make_transport(NicContext& ctx);
+// Every registered transport's scenario name and enumerator (the nic.transport key's choices).
+std::vector<std::pair<const char*, TransportKind>> transport_choices();
 
 // The registered transports (transport_basic.cpp, transport_sr.cpp, transport_reorder.cpp).
 std::unique_ptr<Transport> make_basic_transport(NicContext& ctx);

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tlm/model/fabric.h"
 #include "tlm/model/flowcut_engine.h"
@@ -54,7 +55,7 @@ class EngineAtNic : public ::testing::Test {
       return std::uint16_t{0};
     });
   }
-  void ack(std::uint32_t bytes, std::uint32_t epoch) {
+  void ack(std::uint32_t bytes, std::uint32_t epoch, std::uint64_t packets_left = 100, bool more_to_send = true) {
     FlowcutEngine::Ack a;
     a.key = WideKey::from_id(kFlow);
     a.shadow_slot = kFlow;
@@ -63,7 +64,8 @@ class EngineAtNic : public ::testing::Test {
     a.tracked = true;
     a.at_source = true;
     a.hops = 2;
-    a.packets_left = 100;
+    a.packets_left = packets_left;
+    a.more_to_send = more_to_send;
     a.source = FlowcutSource{0, 0xabcd, kFlow};
     engine_->on_ack(a);
   }
@@ -163,6 +165,68 @@ TEST_F(EngineAtNic, FullTableCountsUntrackedBytesAndHolds) {
   a.tracked = false;
   engine_->on_ack(a);
   EXPECT_FALSE(engine_->shadowed(kFlow));
+}
+
+// The NIC passes what its flow still has to send (Nic::nic_flowcut_ack): a flow with nothing more to send,
+// or fewer packets left than flowcut.min_packets_left, is not drained (a pause could not help it).
+TEST_F(EngineAtNic, NoDrainWithNothingMoreToSendOrTooFewPacketsLeft) {
+  params_ = nic_params(0);
+  params_.min_packets_left = 4;
+  engine_ = std::make_unique<FlowcutEngine>(params_, FlowcutSite::nic, "nic_left", owner_, fabric(), nullptr, 1000);
+  const auto a = send(4096);
+  send(4096);
+  send(4096);
+  ack(4096, a.epoch, 100, false);  // everything sent
+  ack(4096, a.epoch, 3, true);     // below min_packets_left
+  EXPECT_EQ(owner_.pauses, 0);
+  EXPECT_EQ(engine_->counters().drains, 0u);
+  ack(4096, a.epoch, 4, true);     // the last ACK empties the entry: no RTT sample, no drain
+  EXPECT_EQ(owner_.pauses, 0);
+  EXPECT_FALSE(has_entry());
+  const auto b = send(4096);
+  send(4096);
+  ack(4096, b.epoch, 4, true);
+  EXPECT_EQ(owner_.pauses, 1);
+}
+
+// A new flowcut of a flow with untracked bytes still in flight is told so (the NIC then keeps the flow's
+// ECMP entropy: those bytes' path must stay the one its next packets take); once their ACK arrives it is not.
+TEST_F(EngineAtNic, NewFlowcutSeesTheShadowOfUntrackedBytes) {
+  params_ = nic_params(0);
+  params_.table.entries = 4;
+  engine_ = std::make_unique<FlowcutEngine>(params_, FlowcutSite::nic, "nic_shadow", owner_, fabric(), nullptr, 1000);
+  std::vector<FlowcutEngine::Sent> others;
+  for (std::uint32_t id = 100; id < 104; ++id)
+    others.push_back(engine_->send_at_source(WideKey::from_id(id), id, 4096, [](bool) { return std::uint16_t{0}; }));
+  EXPECT_FALSE(send(1024).tracked);  // the table is full: untracked, shadowed
+  EXPECT_TRUE(engine_->shadowed(kFlow));
+  // Flow 100's entry frees (strict drain not involved: its only packet is acknowledged).
+  FlowcutEngine::Ack a;
+  a.key = WideKey::from_id(100);
+  a.shadow_slot = 100;
+  a.bytes = 4096;
+  a.epoch = others[0].epoch;
+  a.tracked = true;
+  a.at_source = true;
+  a.source = FlowcutSource{0, 0, 100};
+  engine_->on_ack(a);
+  bool shadowed = false;
+  const auto s = engine_->send_at_source(WideKey::from_id(kFlow), kFlow, 4096, [&](bool sh) {
+    shadowed = sh;
+    return std::uint16_t{0x2a};
+  });
+  EXPECT_TRUE(shadowed);
+  EXPECT_TRUE(s.tracked);
+  EXPECT_TRUE(s.new_flowcut);
+  EXPECT_EQ(engine_->table().read(*engine_->table().lookup(WideKey::from_id(kFlow))).out_port, 0x2a);
+  // The untracked packet's ACK clears the shadow; the tracked one's is matched by its epoch.
+  a.key = WideKey::from_id(kFlow);
+  a.shadow_slot = kFlow;
+  a.bytes = 1024;
+  a.tracked = false;
+  engine_->on_ack(a);
+  EXPECT_FALSE(engine_->shadowed(kFlow));
+  EXPECT_EQ(engine_->counters().acks_unmatched, 0u);
 }
 
 }  // namespace
