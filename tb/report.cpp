@@ -1,13 +1,9 @@
-// summary.json and tables.json, one function per section (tb/report.h).
+// The testbench's sections of summary.json, one function per section (tb/report.h).
 #include "tb/report.h"
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
-#include "tlm/model/egress_fc.h"
 
 namespace netasic {
 
@@ -175,116 +171,6 @@ nlohmann::json report_ports(const Switches& switches) {
   for (const auto& sw : switches)
     for (std::uint16_t p = 0; p < sw->radix(); ++p) max_q = std::max(max_q, sw->max_backlog(p));
   return {{"max_queue_bytes", max_q}};
-}
-
-nlohmann::json report_flowcut(const Switches& switches, const Nics& nics, const FlowTable& flows,
-                              const std::string& variant) {
-  FlowcutCounters c;
-  std::uint64_t fgfc_frames = 0, fallbacks = 0, nic_timeouts = 0, high_water = 0, capacity = 0;
-  std::uint64_t draining_at_end = 0;  // entries still draining when the run stopped
-  for (const auto& sw : switches) {
-    c.add(sw->flowcut_counters());
-    if (const FlowcutTableIf* t = sw->flowcut_table()) {
-      high_water = std::max<std::uint64_t>(high_water, t->high_water());
-      capacity = t->config().entries;
-      for (std::uint32_t i = 0; i < t->config().entries; ++i) draining_at_end += t->read(i).draining;
-    }
-  }
-  for (const auto& nic : nics) {
-    c.add(nic->flowcut_counters());
-    fgfc_frames += nic->counters().fgfc_frames;
-    fallbacks += nic->counters().fgfc_class_fallbacks;
-    nic_timeouts += nic->counters().fgfc_timeouts;
-    if (const FlowcutTableIf* t = nic->flowcut_table()) {
-      high_water = std::max<std::uint64_t>(high_water, t->high_water());
-      capacity = t->config().entries;
-    }
-  }
-  double drain_ps = 0, fct_ps = 0;
-  std::uint64_t flowcuts = 0;
-  for (const Flow& f : flows.flows()) {
-    flowcuts += f.flowcuts;
-    if (!f.done()) continue;
-    drain_ps += static_cast<double>(f.drain_ps);
-    fct_ps += static_cast<double>(f.finish - f.start);
-  }
-  return {{"variant", variant},
-          {"flowcuts", c.flowcuts},
-          {"flowcuts_per_flow", flows.size() ? static_cast<double>(flowcuts) / static_cast<double>(flows.size()) : 0.0},
-          {"path_changes", c.path_changes},
-          {"drains", c.drains},
-          {"drains_completed", c.drains_completed},
-          {"drain_refreshes", c.drain_refreshes},
-          {"drains_abandoned", c.drains_abandoned},
-          {"drains_in_progress_at_end", draining_at_end},
-          {"early_resumes", c.early_resumes},
-          {"drain_fraction_of_fct", fct_ps > 0 ? drain_ps / fct_ps : 0.0},
-          {"acks", c.acks_generated},
-          {"acks_unmatched", c.acks_unmatched},
-          {"acks_lost", c.acks_lost},
-          {"fgfc_frames", {{"xoff", c.xoff_frames}, {"xoff_credit", c.xoff_credit_frames}, {"xon", c.xon_frames},
-                           {"coalesced", c.fgfc_coalesced}, {"received_by_nics", fgfc_frames},
-                           {"class_pause_fallbacks", fallbacks}, {"resumed_on_period_expiry", nic_timeouts}}},
-          {"table", {{"entries", capacity}, {"high_water", high_water}, {"overflows", c.overflows},
-                     {"untracked_packets", c.untracked_packets}, {"held_packets", c.held_packets}}},
-          {"control_frames_dropped", c.control_overflows}};
-}
-
-nlohmann::json report_flow_control(const Switches& switches, const Nics& nics, const FlowTable& flows) {
-  FcCounters c;
-  std::uint64_t nft_collisions = 0, nic_pauses = 0, nic_resumes = 0;
-  for (const auto& sw : switches) {
-    c.add(sw->egress_fc()->counters());
-    nft_collisions += sw->egress_fc()->nft_collisions();
-  }
-  for (const auto& nic : nics) {
-    nic_pauses += nic->counters().pause_frames;
-    nic_resumes += nic->counters().resume_frames;
-  }
-  double paused_ps = 0;
-  for (const Flow& f : flows.flows()) paused_ps += static_cast<double>(f.hop_paused_ps);
-  const EgressFcConfig& fc = switches.front()->egress_fc()->config();
-  return {{"mode", to_string(fc.mode)},
-          {"queues", fc.mode == FcMode::ideal ? 0u : fc.queues},
-          {"groups", fc.groups},
-          {"buffer_bytes", fc.buffer_bytes},
-          {"pause_frames", c.pause_frames},
-          {"resume_frames", c.resume_frames},
-          {"frames_received_by_nics", {{"pause", nic_pauses}, {"resume", nic_resumes}}},
-          {"source_paused_us", paused_ps / kPsPerUs},
-          {"marked_packets", c.marked_packets},
-          {"isolations", c.isolations},
-          {"order_mark_pairs", c.order_marks},
-          {"order_mark_waits", c.order_mark_waits},
-          {"nft_collisions", nft_collisions},
-          {"cft_collisions", c.cft_collisions},
-          {"max_shared_buffer_bytes", c.max_buffer_bytes},
-          {"max_data_queue_bytes", c.max_queue_bytes}};
-}
-
-nlohmann::json report_flowcut_tables(const Switches& switches, const Nics& nics) {
-  using nlohmann::json;
-  json out = json::array();
-  auto flowcut_json = [](const std::string& owner, const FlowcutTableIf& t, std::uint64_t overflows) {
-    const FlowcutStorage st = t.storage();
-    json fields = json::array();
-    for (const auto& f : st.fields) fields.push_back({{"name", f.name}, {"bits", f.bits}, {"counted_by_paper", f.counted_by_paper}});
-    return json{{"owner", owner},
-                {"capacity", t.config().entries},
-                {"organization", t.config().organization == FlowcutOrganization::fully_associative ? "cam" : "hashed"},
-                {"high_water", t.high_water()},
-                {"overflows", overflows},
-                {"insert_failures", t.insert_failures()},
-                {"occupancy_histogram", {{"bucket_width", t.histogram_bucket_width()}, {"counts", t.occupancy_histogram()}}},
-                {"storage", {{"fields", fields}, {"state_bits_per_entry", st.state_bits}, {"state_bytes_per_entry", st.state_bytes()},
-                             {"bits_per_entry", st.entry_bits}, {"total_bits", st.total_bits}}}};
-  };
-  for (const auto& sw : switches) {
-    if (const FlowcutTableIf* t = sw->flowcut_table()) out.push_back(flowcut_json(sw->name(), *t, sw->flowcut_counters().overflows));
-  }
-  for (const auto& nic : nics)
-    if (const FlowcutTableIf* t = nic->flowcut_table()) out.push_back(flowcut_json(nic->name(), *t, nic->flowcut_counters().overflows));
-  return out;
 }
 
 }  // namespace netasic

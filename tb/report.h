@@ -32,11 +32,5 @@ nlohmann::json report_packets(const NicCounters& n, const FlowTable& flows, cons
 nlohmann::json report_bytes(const NicCounters& n);                                 // "bytes"
 nlohmann::json report_links(const Links& links, const Topology& topology, Ps end_time);  // "links"
 nlohmann::json report_ports(const Switches& switches);                             // "ports"
-nlohmann::json report_flowcut(const Switches& switches, const Nics& nics, const FlowTable& flows,
-                              const std::string& variant);                         // "flowcut"
-nlohmann::json report_flow_control(const Switches& switches, const Nics& nics, const FlowTable& flows);
-
-// tables.json: every Flowcut table.
-nlohmann::json report_flowcut_tables(const Switches& switches, const Nics& nics);
 
 }  // namespace netasic

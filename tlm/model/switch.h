@@ -105,12 +105,14 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   const FlowcutCounters& flowcut_counters() const { return flowcut_ ? flowcut_->counters() : kNoFlowcut; }
   const EgressFc* egress_fc() const { return efc_.get(); }
 
-  // Every mechanism of this switch reports its statistics (tlm/model/report.h): the ECN marking here, then
-  // the routing policy.
+  // Every mechanism of this switch reports its statistics (tlm/model/report.h), in a fixed order: the ECN
+  // marking here, the routing policy, the Flowcut engine, egress flow control.
   void report(Report& r) const {
     r.enter(name());
     report_ecn(r);
     policy_->report(r);
+    if (flowcut_) flowcut_->report(r);
+    if (efc_) efc_->report(r);
   }
 
  private:

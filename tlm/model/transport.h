@@ -110,6 +110,7 @@ class Transport : public Reporting {
   // Reporting: the transport's own section of summary.json (go_back_n, selective_repeat, reorder) from
   // this NIC's counters; none for the basic transport. The congestion control reports for itself.
   void report(Report&) const override {}
+  // For tests and tools.
   virtual const ReorderBuffer* reorder_buffer() const { return nullptr; }
   virtual const std::vector<std::uint64_t>& reorder_histogram() const;  // empty but for the reorder transport
   virtual const SackReceiver* sack_receiver(const Flow&) const { return nullptr; }
