@@ -1,13 +1,9 @@
-// summary.json and tables.json, one function per section (tb/report.h).
+// The testbench's sections of summary.json, one function per section (tb/report.h).
 #include "tb/report.h"
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
-#include "tlm/model/egress_fc.h"
 
 namespace netasic {
 
@@ -122,13 +118,6 @@ NicCounters sum_nic_counters(const Nics& nics) {
   return n;
 }
 
-namespace {
-// Bytes received that did not help: duplicates and packets a transport had to throw away.
-double waste_fraction(const NicCounters& n) {
-  return n.received_bytes ? static_cast<double>(n.waste_bytes) / static_cast<double>(n.received_bytes) : 0.0;
-}
-}  // namespace
-
 nlohmann::json report_packets(const NicCounters& n, const FlowTable& flows, const Switches& switches,
                               const Links& links) {
   std::uint64_t retransmits = 0, timeouts = 0;
@@ -160,95 +149,8 @@ nlohmann::json report_packets(const NicCounters& n, const FlowTable& flows, cons
   return j;
 }
 
-nlohmann::json report_go_back_n(const NicCounters& n) {
-  return {{"receiver_drops", n.receiver_drops},
-          {"nacks", n.nacks_sent},
-          {"retransmitted_bytes", n.resent_bytes},
-          {"spurious_retransmissions", n.spurious_resends},
-          {"waste_fraction", waste_fraction(n)}};
-}
-
-nlohmann::json report_selective_repeat(const NicCounters& n, const FlowTable& flows, const Nics& nics,
-                                       const NicConfig& config) {
-  std::uint64_t max_ranges = 0;
-  for (const Flow& f : flows.flows())
-    if (const SackReceiver* rx = nics[f.dst]->transport().sack_receiver(f))
-      max_ranges = std::max<std::uint64_t>(max_ranges, rx->max_ranges());
-  return {{"dupthresh", config.sr_dupthresh},
-          {"sack_blocks", config.sr_sack_blocks},
-          {"sacks", n.sacks_sent},
-          {"sack_ranges_sent", n.sack_blocks_sent},
-          {"max_ranges_per_flow", max_ranges},
-          {"fast_retransmits", n.fast_retransmits},
-          {"timeout_retransmits", n.timeout_retransmits},
-          {"retransmitted_bytes", n.resent_bytes},
-          {"spurious_retransmissions", n.spurious_resends},
-          {"waste_fraction", waste_fraction(n)}};
-}
-
-nlohmann::json report_reorder(const NicCounters& n, const Nics& nics, const NicConfig& config,
-                              const std::string& memory, const std::string& injection) {
-  std::uint64_t mbs = 0, mms = 0, rejections = 0;
-  std::vector<std::uint64_t> hist(16, 0);
-  for (const auto& nic : nics) {
-    const ReorderBuffer* rb = nic->reorder_buffer();
-    mbs = std::max<std::uint64_t>(mbs, rb->mbs());
-    mms = std::max<std::uint64_t>(mms, rb->mms());
-    rejections += rb->rejections();
-    for (std::size_t b = 0; b < hist.size(); ++b) hist[b] += nic->reorder_histogram()[b];
-  }
-  const std::uint64_t unit = config.reorder_unit_bytes;
-  return {{"memory", memory},
-          {"injection", injection},
-          {"max_buffer_per_connection_bytes", mbs * unit},
-          {"max_memory_per_nic_bytes", mms * unit},
-          {"rejections", rejections},
-          {"nacks", n.nacks_sent},
-          {"retransmitted_bytes", n.resent_bytes},
-          {"spurious_retransmissions", n.spurious_resends},
-          {"waste_fraction", waste_fraction(n)},
-          {"occupancy_histogram_16ths", hist}};
-}
-
 nlohmann::json report_bytes(const NicCounters& n) {
   return {{"injected", n.data_payload_sent}, {"delivered", n.payload_delivered}, {"retransmitted", n.resent_bytes}};
-}
-
-nlohmann::json report_ecn(const Switches& switches, std::int64_t threshold_bytes) {
-  std::uint64_t ce_marks = 0;
-  for (const auto& sw : switches) ce_marks += sw->counters().ce_marked;
-  return {{"threshold_bytes", threshold_bytes}, {"ce_marks", ce_marks}};
-}
-
-nlohmann::json report_dctcp(const NicCounters& n, const FlowTable& flows, const Nics& nics, const DctcpConfig& config) {
-  std::uint64_t cuts = 0, windows = 0, senders = 0;
-  double alpha_sum = 0, alpha_final_max = 0, alpha_max = 0, window_sum = 0;
-  std::uint64_t min_window = std::numeric_limits<std::uint64_t>::max();
-  for (const Flow& f : flows.flows()) {
-    const CongestionControl* control = nics[f.src]->transport().congestion_control();
-    const Dctcp* cc = control ? control->dctcp(f) : nullptr;
-    if (!cc) continue;
-    ++senders;
-    cuts += cc->cuts();
-    windows += cc->windows();
-    alpha_sum += cc->alpha();
-    alpha_final_max = std::max(alpha_final_max, cc->alpha());
-    alpha_max = std::max(alpha_max, cc->max_alpha());
-    window_sum += static_cast<double>(cc->window());
-    min_window = std::min(min_window, cc->min_window());
-  }
-  const double k = senders ? static_cast<double>(senders) : 1.0;
-  return {{"type", "dctcp"},
-          {"g", config.g},
-          {"initial_window_bytes", config.initial_window},
-          {"ece_acks", n.ece_acks},
-          {"window_cuts", cuts},
-          {"alpha_updates", windows},
-          {"alpha_final_avg", alpha_sum / k},
-          {"alpha_final_max", alpha_final_max},
-          {"alpha_max", alpha_max},
-          {"window_final_avg_bytes", window_sum / k},
-          {"window_min_bytes", senders ? min_window : 0}};
 }
 
 // Link utilization over the run, switch-to-switch and host links apart.
@@ -269,131 +171,6 @@ nlohmann::json report_ports(const Switches& switches) {
   for (const auto& sw : switches)
     for (std::uint16_t p = 0; p < sw->radix(); ++p) max_q = std::max(max_q, sw->max_backlog(p));
   return {{"max_queue_bytes", max_q}};
-}
-
-nlohmann::json report_flowcut(const Switches& switches, const Nics& nics, const FlowTable& flows,
-                              const std::string& variant) {
-  FlowcutCounters c;
-  std::uint64_t fgfc_frames = 0, fallbacks = 0, nic_timeouts = 0, high_water = 0, capacity = 0;
-  std::uint64_t draining_at_end = 0;  // entries still draining when the run stopped
-  for (const auto& sw : switches) {
-    c.add(sw->flowcut_counters());
-    if (const FlowcutTableIf* t = sw->flowcut_table()) {
-      high_water = std::max<std::uint64_t>(high_water, t->high_water());
-      capacity = t->config().entries;
-      for (std::uint32_t i = 0; i < t->config().entries; ++i) draining_at_end += t->read(i).draining;
-    }
-  }
-  for (const auto& nic : nics) {
-    c.add(nic->flowcut_counters());
-    fgfc_frames += nic->counters().fgfc_frames;
-    fallbacks += nic->counters().fgfc_class_fallbacks;
-    nic_timeouts += nic->counters().fgfc_timeouts;
-    if (const FlowcutTableIf* t = nic->flowcut_table()) {
-      high_water = std::max<std::uint64_t>(high_water, t->high_water());
-      capacity = t->config().entries;
-    }
-  }
-  double drain_ps = 0, fct_ps = 0;
-  std::uint64_t flowcuts = 0;
-  for (const Flow& f : flows.flows()) {
-    flowcuts += f.flowcuts;
-    if (!f.done()) continue;
-    drain_ps += static_cast<double>(f.drain_ps);
-    fct_ps += static_cast<double>(f.finish - f.start);
-  }
-  return {{"variant", variant},
-          {"flowcuts", c.flowcuts},
-          {"flowcuts_per_flow", flows.size() ? static_cast<double>(flowcuts) / static_cast<double>(flows.size()) : 0.0},
-          {"path_changes", c.path_changes},
-          {"drains", c.drains},
-          {"drains_completed", c.drains_completed},
-          {"drain_refreshes", c.drain_refreshes},
-          {"drains_abandoned", c.drains_abandoned},
-          {"drains_in_progress_at_end", draining_at_end},
-          {"early_resumes", c.early_resumes},
-          {"drain_fraction_of_fct", fct_ps > 0 ? drain_ps / fct_ps : 0.0},
-          {"acks", c.acks_generated},
-          {"acks_unmatched", c.acks_unmatched},
-          {"acks_lost", c.acks_lost},
-          {"fgfc_frames", {{"xoff", c.xoff_frames}, {"xoff_credit", c.xoff_credit_frames}, {"xon", c.xon_frames},
-                           {"coalesced", c.fgfc_coalesced}, {"received_by_nics", fgfc_frames},
-                           {"class_pause_fallbacks", fallbacks}, {"resumed_on_period_expiry", nic_timeouts}}},
-          {"table", {{"entries", capacity}, {"high_water", high_water}, {"overflows", c.overflows},
-                     {"untracked_packets", c.untracked_packets}, {"held_packets", c.held_packets}}},
-          {"control_frames_dropped", c.control_overflows}};
-}
-
-nlohmann::json report_flow_control(const Switches& switches, const Nics& nics, const FlowTable& flows) {
-  FcCounters c;
-  std::uint64_t nft_collisions = 0, nic_pauses = 0, nic_resumes = 0;
-  for (const auto& sw : switches) {
-    c.add(sw->egress_fc()->counters());
-    nft_collisions += sw->egress_fc()->nft_collisions();
-  }
-  for (const auto& nic : nics) {
-    nic_pauses += nic->counters().pause_frames;
-    nic_resumes += nic->counters().resume_frames;
-  }
-  double paused_ps = 0;
-  for (const Flow& f : flows.flows()) paused_ps += static_cast<double>(f.hop_paused_ps);
-  const EgressFcConfig& fc = switches.front()->egress_fc()->config();
-  return {{"mode", to_string(fc.mode)},
-          {"queues", fc.mode == FcMode::ideal ? 0u : fc.queues},
-          {"groups", fc.groups},
-          {"buffer_bytes", fc.buffer_bytes},
-          {"pause_frames", c.pause_frames},
-          {"resume_frames", c.resume_frames},
-          {"frames_received_by_nics", {{"pause", nic_pauses}, {"resume", nic_resumes}}},
-          {"source_paused_us", paused_ps / kPsPerUs},
-          {"marked_packets", c.marked_packets},
-          {"isolations", c.isolations},
-          {"order_mark_pairs", c.order_marks},
-          {"order_mark_waits", c.order_mark_waits},
-          {"nft_collisions", nft_collisions},
-          {"cft_collisions", c.cft_collisions},
-          {"max_shared_buffer_bytes", c.max_buffer_bytes},
-          {"max_data_queue_bytes", c.max_queue_bytes}};
-}
-
-nlohmann::json report_letflow(const Switches& switches) {
-  std::uint64_t flowlets = 0, collisions = 0, high_water = 0;
-  for (const auto& sw : switches)
-    if (const FlowletTable* t = sw->flowlet_table()) {
-      flowlets += t->flowlets();
-      collisions += t->collisions();
-      high_water = std::max<std::uint64_t>(high_water, t->high_water());
-    }
-  return {{"flowlets", flowlets}, {"collisions", collisions}, {"table_high_water", high_water}};
-}
-
-nlohmann::json report_tables(const Switches& switches, const Nics& nics) {
-  using nlohmann::json;
-  json out = {{"flowcut", json::array()}, {"flowlet", json::array()}};
-  auto flowcut_json = [](const std::string& owner, const FlowcutTableIf& t, std::uint64_t overflows) {
-    const FlowcutStorage st = t.storage();
-    json fields = json::array();
-    for (const auto& f : st.fields) fields.push_back({{"name", f.name}, {"bits", f.bits}, {"counted_by_paper", f.counted_by_paper}});
-    return json{{"owner", owner},
-                {"capacity", t.config().entries},
-                {"organization", t.config().organization == FlowcutOrganization::fully_associative ? "cam" : "hashed"},
-                {"high_water", t.high_water()},
-                {"overflows", overflows},
-                {"insert_failures", t.insert_failures()},
-                {"occupancy_histogram", {{"bucket_width", t.histogram_bucket_width()}, {"counts", t.occupancy_histogram()}}},
-                {"storage", {{"fields", fields}, {"state_bits_per_entry", st.state_bits}, {"state_bytes_per_entry", st.state_bytes()},
-                             {"bits_per_entry", st.entry_bits}, {"total_bits", st.total_bits}}}};
-  };
-  for (const auto& sw : switches) {
-    if (const FlowcutTableIf* t = sw->flowcut_table()) out["flowcut"].push_back(flowcut_json(sw->name(), *t, sw->flowcut_counters().overflows));
-    if (const FlowletTable* t = sw->flowlet_table())
-      out["flowlet"].push_back({{"owner", sw->name()}, {"capacity", t->config().entries}, {"high_water", t->high_water()},
-                                {"flowlets", t->flowlets()}, {"collisions", t->collisions()},
-                                {"bits_per_entry", t->entry_bits()}, {"total_bits", t->storage_bits()}});
-  }
-  for (const auto& nic : nics)
-    if (const FlowcutTableIf* t = nic->flowcut_table()) out["flowcut"].push_back(flowcut_json(nic->name(), *t, nic->flowcut_counters().overflows));
-  return out;
 }
 
 }  // namespace netasic

@@ -221,31 +221,35 @@ nlohmann::json Simulation::summary() const {
   j["packet_hops_per_second"] = wall_seconds_ > 0 ? static_cast<double>(packet_hops()) / wall_seconds_ : 0.0;
   j["hit_time_limit"] = fabric_->hit_time_limit();
 
+  // The testbench's own scoreboards, then every mechanism's sections from the components that own them.
   j["flows"] = report_flows(flows_, [this](const Flow& f) { return ideal_fct(f); });
   const NicCounters n = sum_nic_counters(nics_);
   j["packets"] = report_packets(n, flows_, switches_, links_);
-  if (nic_config_.transport == TransportKind::go_back_n) j["go_back_n"] = report_go_back_n(n);
-  if (nic_config_.transport == TransportKind::selective_repeat)
-    j["selective_repeat"] = report_selective_repeat(n, flows_, nics_, nic_config_);
-  if (nic_config_.transport == TransportKind::reorder)
-    j["reorder"] = report_reorder(n, nics_, nic_config_, scenario_.string("nic.reorder.memory"),
-                                  scenario_.string("nic.reorder.injection"));
   j["bytes"] = report_bytes(n);
-  const auto ecn_threshold = scenario_.integer("switch.ecn_threshold_bytes");
-  const bool dctcp = nic_config_.cc == CongestionControlKind::dctcp;
-  if (ecn_threshold > 0 || dctcp) j["ecn"] = report_ecn(switches_, ecn_threshold);
-  if (dctcp) j["congestion_control"] = report_dctcp(n, flows_, nics_, nic_config_.dctcp_config);
   j["links"] = report_links(links_, topology_, end_time_);
   j["ports"] = report_ports(switches_);
-  if (policy_ == RoutingPolicy::flowcut)
-    j["flowcut"] = report_flowcut(switches_, nics_, flows_, scenario_.string("flowcut.variant"));
-  if (!switches_.empty() && switches_.front()->egress_fc()) j["flow_control"] = report_flow_control(switches_, nics_, flows_);
-  if (policy_ == RoutingPolicy::letflow) j["letflow"] = report_letflow(switches_);
+  Report r(flows_);
+  report_components(r);
+  r.write_sections(j);
   j["scenario"] = scenario_.to_json();
   return j;
 }
 
-nlohmann::json Simulation::tables() const { return report_tables(switches_, nics_); }
+// Every component reports, in a fixed order: switches by id, then NICs by host.
+void Simulation::report_components(Report& r) const {
+  for (const auto& sw : switches_) sw->report(r);
+  for (const auto& nic : nics_) nic->report(r);
+}
+
+// tables.json: the tables every component reports. Both kinds are always listed (docs/outputs.md), empty
+// when no component keeps one.
+nlohmann::json Simulation::tables() const {
+  Report r(flows_);
+  r.table("flowcut");
+  r.table("flowlet");
+  report_components(r);
+  return r.tables();
+}
 
 std::string Simulation::summary_table() const {
   const nlohmann::json j = summary();

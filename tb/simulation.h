@@ -17,6 +17,7 @@
 #include "tlm/model/flow.h"
 #include "tlm/model/link.h"
 #include "tlm/model/nic.h"
+#include "tlm/model/report.h"
 #include "tlm/model/routing.h"
 #include "tlm/model/switch.h"
 
@@ -68,6 +69,7 @@ class Simulation {
   void make_switches(const SwitchConfig& base, const BufferConfig& buffers, std::uint8_t vcs);
   void bind_ports();
   void add_flows();
+  void report_components(Report& r) const;
 
   Scenario scenario_;
   Topology topology_;

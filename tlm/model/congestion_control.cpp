@@ -9,7 +9,43 @@ namespace netasic {
 DctcpControl::DctcpControl(const NicConfig& config, NicCounters& counters) : config_(config), counters_(counters) {}
 
 void DctcpControl::add_sender(const Flow& f) {
-  if (tx_.size() <= f.tx_slot) tx_.resize(f.tx_slot + 1, Sender{Dctcp(config_.dctcp_config)});
+  if (tx_.size() <= f.tx_slot) {
+    tx_.resize(f.tx_slot + 1, Sender{Dctcp(config_.dctcp_config)});
+    tx_flow_.resize(f.tx_slot + 1, 0);
+  }
+  tx_flow_[f.tx_slot] = f.id;
+}
+
+// Per flow this NIC sends: its window's final state and history. The averages over every sender of the run
+// add up in flow-id order. DCTCP reacts to the switches' CE marks, so it also brings the ecn section.
+void DctcpControl::report(Report& r) const {
+  r.open("ecn");
+  ReportSection& s = r.open("congestion_control");
+  s.set("type", "dctcp");
+  s.set("g", config_.dctcp_config.g);
+  s.set("initial_window_bytes", config_.dctcp_config.initial_window);
+  s.sum("ece_acks", counters_.ece_acks);
+  s.sum("window_cuts", std::uint64_t{0});
+  s.sum("alpha_updates", std::uint64_t{0});
+  s.max("alpha_final_max", 0.0);
+  s.max("alpha_max", 0.0);
+  for (std::size_t slot = 0; slot < tx_.size(); ++slot) {
+    const Dctcp& w = tx_[slot].window;
+    s.sum("window_cuts", w.cuts());
+    s.sum("alpha_updates", w.windows());
+    s.flow_value("alpha", tx_flow_[slot], w.alpha());
+    s.max("alpha_final_max", w.alpha());
+    s.max("alpha_max", w.max_alpha());
+    s.flow_value("window", tx_flow_[slot], static_cast<double>(w.window()));
+    s.min("window_min_bytes", w.min_window());
+  }
+  s.finish_with([](ReportSection& t) {
+    const std::size_t senders = t.flow_count("alpha");
+    const double k = senders ? static_cast<double>(senders) : 1.0;
+    t.set("alpha_final_avg", t.flow_sum("alpha") / k);
+    t.set("window_final_avg_bytes", t.flow_sum("window") / k);
+    if (!senders) t.set("window_min_bytes", std::uint64_t{0});
+  });
 }
 
 void DctcpControl::add_receiver(const Flow& f) {

@@ -14,6 +14,7 @@
 #include "tlm/blocks/dctcp.h"
 #include "tlm/model/flow.h"
 #include "tlm/model/packet.h"
+#include "tlm/model/report.h"
 
 namespace netasic {
 
@@ -21,9 +22,8 @@ struct NicConfig;
 struct NicCounters;
 enum class CongestionControlKind : std::uint8_t { none, dctcp };
 
-class CongestionControl {
+class CongestionControl : public Reporting {
  public:
-  virtual ~CongestionControl() = default;
   virtual void add_sender(const Flow& f) = 0;    // f.tx_slot is this NIC's next sender slot
   virtual void add_receiver(const Flow& f) = 0;  // f.rx_slot is this NIC's next receiver slot
   // Destination: a data packet of the flow arrived (every arrival, even one the transport drops).
@@ -34,7 +34,9 @@ class CongestionControl {
   virtual void on_ack(const Flow& f, const Packet* ack, std::uint32_t una) = 0;
   virtual void on_timeout(const Flow& f) = 0;
   virtual std::uint64_t window(const Flow& f) const = 0;  // bytes the flow may have in flight
-  // Reporting (summary.json): the DCTCP window of a flow this NIC sends, if the controller is DCTCP.
+  // Reporting: the controller's congestion_control section of summary.json, from this NIC's senders.
+  void report(Report&) const override {}
+  // The DCTCP window of a flow this NIC sends, if the controller is DCTCP.
   virtual const Dctcp* dctcp(const Flow&) const { return nullptr; }
 };
 
@@ -58,6 +60,7 @@ class DctcpControl final : public CongestionControl {
   const Dctcp* dctcp(const Flow& f) const override {
     return f.tx_slot < tx_.size() ? &tx_[f.tx_slot].window : nullptr;
   }
+  void report(Report& r) const override;
 
  private:
   struct Sender {
@@ -73,6 +76,7 @@ class DctcpControl final : public CongestionControl {
   NicCounters& counters_;
   std::vector<Sender> tx_;
   std::vector<Receiver> rx_;
+  std::vector<std::uint32_t> tx_flow_;  // per sender slot: the flow (reporting; off the per-packet state)
 };
 
 // The registry: the controller for nic.cc (null for none).

@@ -51,6 +51,30 @@ EgressFc::~EgressFc() {
       while (q.head) pool_.put(pop_head(q));
 }
 
+void EgressFc::report(Report& r) const {
+  ReportSection& s = r.open("flow_control");
+  s.set("mode", to_string(config_.mode));
+  s.set("queues", config_.mode == FcMode::ideal ? 0u : config_.queues);
+  s.set("groups", config_.groups);
+  s.set("buffer_bytes", config_.buffer_bytes);
+  const FcCounters& c = counters_;
+  s.sum("pause_frames", c.pause_frames);
+  s.sum("resume_frames", c.resume_frames);
+  s.sum("marked_packets", c.marked_packets);
+  s.sum("isolations", c.isolations);
+  s.sum("order_mark_pairs", c.order_marks);
+  s.sum("order_mark_waits", c.order_mark_waits);
+  s.sum("nft_collisions", nft_collisions());
+  s.sum("cft_collisions", c.cft_collisions);
+  s.max("max_shared_buffer_bytes", c.max_buffer_bytes);
+  s.max("max_data_queue_bytes", c.max_queue_bytes);
+  if (r.once("flow_control/flows")) {  // per flow, in flow-id order
+    double paused_ps = 0;
+    for (const Flow& f : r.flows().flows()) paused_ps += static_cast<double>(f.hop_paused_ps);
+    s.set("source_paused_us", paused_ps / kPsPerUs);
+  }
+}
+
 std::uint32_t EgressFc::add_queue(std::uint16_t o, std::uint32_t group) {
   Port& port = ports_[o];
   Queue q;

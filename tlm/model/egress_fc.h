@@ -35,6 +35,7 @@
 
 #include "tlm/common/rng.h"
 #include "tlm/model/packet.h"
+#include "tlm/model/report.h"
 
 namespace netasic {
 
@@ -97,9 +98,9 @@ struct FcCounters {
   }
 };
 
-class EgressFc {
+class EgressFc : public Reporting {
  public:
-  virtual ~EgressFc();
+  ~EgressFc() override;
   EgressFc(const EgressFc&) = delete;
   EgressFc& operator=(const EgressFc&) = delete;
 
@@ -131,6 +132,9 @@ class EgressFc {
   const EgressFcConfig& config() const { return config_; }
   // Collisions the FlowSail tables counted (flows sharing an NFT entry), over every port; 0 elsewhere.
   virtual std::uint64_t nft_collisions() const { return 0; }
+  // The flow_control section of summary.json: this switch's frames, marks and high-water marks (once per
+  // run, the time sources spent paused).
+  void report(Report& r) const override;
 
  protected:
   static constexpr std::uint32_t kNone = 0xffffffffu;

@@ -317,4 +317,85 @@ void FlowcutEngine::emit_fgfc_frames() {
   }
 }
 
+namespace {
+
+const char* variant_name(FlowcutVariant v) {  // as flowcut.variant names it
+  switch (v) {
+    case FlowcutVariant::full_switch: return "full_switch";
+    case FlowcutVariant::ingress_only: return "ingress_only";
+    case FlowcutVariant::nic_only: return "nic_only";
+  }
+  return "?";
+}
+
+void report_counters(ReportSection& s, const FlowcutCounters& c) {
+  s.sum("flowcuts", c.flowcuts);
+  s.sum("path_changes", c.path_changes);
+  s.sum("drains", c.drains);
+  s.sum("drains_completed", c.drains_completed);
+  s.sum("drain_refreshes", c.drain_refreshes);
+  s.sum("drains_abandoned", c.drains_abandoned);
+  s.sum("early_resumes", c.early_resumes);
+  s.sum("acks", c.acks_generated);
+  s.sum("acks_unmatched", c.acks_unmatched);
+  s.sum("acks_lost", c.acks_lost);
+  s.sum("fgfc_frames/xoff", c.xoff_frames);
+  s.sum("fgfc_frames/xoff_credit", c.xoff_credit_frames);
+  s.sum("fgfc_frames/xon", c.xon_frames);
+  s.sum("fgfc_frames/coalesced", c.fgfc_coalesced);
+  s.sum("table/overflows", c.overflows);
+  s.sum("table/untracked_packets", c.untracked_packets);
+  s.sum("table/held_packets", c.held_packets);
+  s.sum("control_frames_dropped", c.control_overflows);
+}
+
+// Per flow: flowcuts, and the share of its completion time spent draining (Section II-B's cost), summed in
+// flow-id order.
+void report_flows(ReportSection& s, const FlowTable& flows) {
+  double drain_ps = 0, fct_ps = 0;
+  std::uint64_t flowcuts = 0;
+  for (const Flow& f : flows.flows()) {
+    flowcuts += f.flowcuts;
+    if (!f.done()) continue;
+    drain_ps += static_cast<double>(f.drain_ps);
+    fct_ps += static_cast<double>(f.finish - f.start);
+  }
+  s.set("flowcuts_per_flow", flows.size() ? static_cast<double>(flowcuts) / static_cast<double>(flows.size()) : 0.0);
+  s.set("drain_fraction_of_fct", fct_ps > 0 ? drain_ps / fct_ps : 0.0);
+}
+
+nlohmann::json table_entry(const std::string& owner, const FlowcutTableIf& t, std::uint64_t overflows) {
+  using nlohmann::json;
+  const FlowcutStorage st = t.storage();
+  json fields = json::array();
+  for (const auto& f : st.fields) fields.push_back({{"name", f.name}, {"bits", f.bits}, {"counted_by_paper", f.counted_by_paper}});
+  return json{{"owner", owner},
+              {"capacity", t.config().entries},
+              {"organization", t.config().organization == FlowcutOrganization::fully_associative ? "cam" : "hashed"},
+              {"high_water", t.high_water()},
+              {"overflows", overflows},
+              {"insert_failures", t.insert_failures()},
+              {"occupancy_histogram", {{"bucket_width", t.histogram_bucket_width()}, {"counts", t.occupancy_histogram()}}},
+              {"storage", {{"fields", fields}, {"state_bits_per_entry", st.state_bits}, {"state_bytes_per_entry", st.state_bytes()},
+                           {"bits_per_entry", st.entry_bits}, {"total_bits", st.total_bits}}}};
+}
+
+}  // namespace
+
+void FlowcutEngine::report(Report& r) const {
+  ReportSection& s = r.open("flowcut");
+  s.set("variant", variant_name(params_.variant));
+  report_counters(s, counters_);
+  const FlowcutTableIf& t = *table_;
+  s.max("table/high_water", std::uint64_t{t.high_water()});
+  s.set("table/entries", t.config().entries);
+  // Entries still draining when the run stopped (the switch tables: a NIC's drains pause its own flows).
+  std::uint64_t draining = 0;
+  if (site_ == FlowcutSite::switch_asic)
+    for (std::uint32_t i = 0; i < t.config().entries; ++i) draining += t.read(i).draining;
+  s.sum("drains_in_progress_at_end", draining);
+  if (r.once("flowcut/flows")) report_flows(s, r.flows());
+  r.table("flowcut").push_back(table_entry(r.component(), t, counters_.overflows));
+}
+
 }  // namespace netasic

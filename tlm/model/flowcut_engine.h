@@ -30,6 +30,7 @@
 #include "tlm/model/fabric.h"
 #include "tlm/model/flowcut.h"
 #include "tlm/model/packet.h"
+#include "tlm/model/report.h"
 #include "tlm/model/routing_policy.h"
 
 namespace netasic {
@@ -63,7 +64,7 @@ class FlowcutOwner {
 
 enum class FlowcutSite { switch_asic, nic };
 
-class FlowcutEngine {
+class FlowcutEngine final : public Reporting {
  public:
   static constexpr std::uint8_t kMaxDrainRefreshes = 3;
   static constexpr std::uint32_t kAckHashMix = 0x5bd1e995u;  // an ACK's flow hash: the data's, mixed
@@ -77,6 +78,9 @@ class FlowcutEngine {
   const FlowcutCounters& counters() const { return counters_; }
   FlowcutCounters& counters() { return counters_; }
   const FlowcutParams& params() const { return params_; }
+  // The flowcut section of summary.json (this table's counts, high-water mark and drains still under way;
+  // once per run, the flow table's flowcuts and drain time) and this table's entry in tables.json.
+  void report(Report& r) const override;
 
   // ---- Common ---------------------------------------------------------------------------------------
   // A new entry for `key` routed to `out_port` (with a new epoch), or none when the table (set) is full.

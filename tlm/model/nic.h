@@ -120,6 +120,22 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
   const FlowcutTableIf* flowcut_table() const { return flowcut_ ? &flowcut_->table() : nullptr; }
   const FlowcutCounters& flowcut_counters() const { return flowcut_ ? flowcut_->counters() : kNoFlowcut; }
   const FgfcCache* fgfc_cache() const { return fgfc_cache_.get(); }
+  // Every mechanism of this NIC reports its statistics (tlm/model/report.h): the transport, its congestion
+  // control, the Flowcut engine (NIC-only variant); then what the NIC received of the switches' mechanisms
+  // (FGFC frames for Flowcut, PAUSE / RESUME for egress flow control), written when those are in use.
+  void report(Report& r) const {
+    r.enter(name());
+    transport_->report(r);
+    if (const CongestionControl* cc = transport_->congestion_control()) cc->report(r);
+    if (flowcut_) flowcut_->report(r);
+    ReportSection& fc = r.section("flowcut");
+    fc.sum("fgfc_frames/received_by_nics", counters_.fgfc_frames);
+    fc.sum("fgfc_frames/class_pause_fallbacks", counters_.fgfc_class_fallbacks);
+    fc.sum("fgfc_frames/resumed_on_period_expiry", counters_.fgfc_timeouts);
+    ReportSection& hop = r.section("flow_control");
+    hop.sum("frames_received_by_nics/pause", counters_.pause_frames);
+    hop.sum("frames_received_by_nics/resume", counters_.resume_frames);
+  }
   std::uint32_t host() const { return host_; }
 
   void on_event(std::uint32_t kind, std::uint64_t data) override;

@@ -155,6 +155,19 @@ class LetflowRouting : public RoutingFunction {
     return o;
   }
   const FlowletTable* flowlet_table() const override { return table_.get(); }
+  // The letflow section (every switch with the policy, with a table or not) and the switch's flowlet table.
+  void report(Report& r) const override {
+    ReportSection& s = r.open("letflow");
+    s.sum("flowlets", table_ ? table_->flowlets() : 0);
+    s.sum("collisions", table_ ? table_->collisions() : 0);
+    s.max("table_high_water", std::uint64_t{table_ ? table_->high_water() : 0});
+    if (!table_) return;
+    const FlowletTable& t = *table_;
+    r.table("flowlet").push_back({{"owner", r.component()}, {"capacity", t.config().entries},
+                                  {"high_water", t.high_water()}, {"flowlets", t.flowlets()},
+                                  {"collisions", t.collisions()}, {"bits_per_entry", t.entry_bits()},
+                                  {"total_bits", t.storage_bits()}});
+  }
 
  private:
   FlowletTableConfig table_config_;

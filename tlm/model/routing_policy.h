@@ -19,6 +19,7 @@
 #include "tlm/model/fabric.h"
 #include "tlm/model/flow.h"
 #include "tlm/model/packet.h"
+#include "tlm/model/report.h"
 #include "tlm/model/routing.h"
 
 namespace netasic {
@@ -69,12 +70,11 @@ struct RoutingPolicySettings {
   FlowcutEngine* flowcut = nullptr;     // Flowcut in this switch (null: the NIC-only variant, hash here)
 };
 
-class RoutingFunction {
+class RoutingFunction : public Reporting {
  public:
   static constexpr std::uint16_t kHeld = 0xffff;  // the packet waits (Flowcut overflow = hold)
 
   RoutingFunction(const RoutingContext& ctx, bool hash_only) : ctx_(ctx), hash_only_(hash_only) {}
-  virtual ~RoutingFunction() = default;
   RoutingFunction(const RoutingFunction&) = delete;
   RoutingFunction& operator=(const RoutingFunction&) = delete;
 
@@ -82,6 +82,9 @@ class RoutingFunction {
   // `ports`; or kHeld. May set p->via_group (dragonfly Valiant / UGAL at the source switch).
   virtual std::uint16_t choose(Packet* p, const std::uint16_t* ports, std::uint32_t n) = 0;
   virtual const FlowletTable* flowlet_table() const { return nullptr; }
+  // The policy's own statistics (a section of summary.json, its tables); most policies keep none. The
+  // Flowcut engine, owned by the switch, reports for itself.
+  void report(Report&) const override {}
 
   // The choice is a pure function of the flow hash over the minimal candidates (the arrival prefetch hook
   // can then work it out ahead of the packet).

@@ -105,6 +105,16 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   const FlowcutCounters& flowcut_counters() const { return flowcut_ ? flowcut_->counters() : kNoFlowcut; }
   const EgressFc* egress_fc() const { return efc_.get(); }
 
+  // Every mechanism of this switch reports its statistics (tlm/model/report.h), in a fixed order: the ECN
+  // marking here, the routing policy, the Flowcut engine, egress flow control.
+  void report(Report& r) const {
+    r.enter(name());
+    report_ecn(r);
+    policy_->report(r);
+    if (flowcut_) flowcut_->report(r);
+    if (efc_) efc_->report(r);
+  }
+
  private:
   static constexpr std::uint32_t kMinPacketBytes = 64;
   static constexpr std::uint32_t kNoQueue = 0xffffffffu;
@@ -153,6 +163,13 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
     enqueue(p, o);
   }
   static const FlowcutCounters kNoFlowcut;
+  // ECN marking (switch.ecn_threshold_bytes): the ecn section, in use when the threshold is set.
+  void report_ecn(Report& r) const {
+    ReportSection& s = r.section("ecn");
+    s.set("threshold_bytes", config_.ecn_threshold_bytes);
+    s.sum("ce_marks", counters_.ce_marked);
+    if (config_.ecn_threshold_bytes > 0) s.open();
+  }
   enum SwitchEvent : std::uint32_t { kArrive = 1, kTxDone = 2, kFgfcPoll = 3, kFcKick = 4 };
   // The arbiter and the egress are tried several times per packet, and most tries find nothing to do;
   // those return here, inline, before the call into the work proper (grant, transmit_next).

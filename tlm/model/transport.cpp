@@ -93,6 +93,18 @@ bool Transport::window_allows(const Flow& f, std::uint32_t payload) const {
   return !(window && f.inflight_bytes + payload > window && f.inflight_bytes > 0);
 }
 
+void Transport::report_retransmissions(ReportSection& s) const {
+  const NicCounters& n = ctx_.counters;
+  s.sum("retransmitted_bytes", n.resent_bytes);
+  s.sum("spurious_retransmissions", n.spurious_resends);
+  s.tally("waste_bytes", n.waste_bytes);
+  s.tally("received_bytes", n.received_bytes);
+  s.finish_with([](ReportSection& t) {
+    const std::uint64_t waste = t.tally("waste_bytes"), received = t.tally("received_bytes");
+    t.set("waste_fraction", received ? static_cast<double>(waste) / static_cast<double>(received) : 0.0);
+  });
+}
+
 std::string Transport::sender_detail(const Flow&) const { return {}; }
 
 const std::vector<std::uint64_t>& Transport::reorder_histogram() const {

@@ -18,6 +18,7 @@
 #include "tlm/model/fabric.h"
 #include "tlm/model/flow.h"
 #include "tlm/model/packet.h"
+#include "tlm/model/report.h"
 
 namespace netasic {
 
@@ -70,10 +71,10 @@ struct SendChoice {
   std::uint32_t payload = 0;
 };
 
-class Transport {
+class Transport : public Reporting {
  public:
   Transport(NicContext& ctx, bool per_packet_acks);
-  virtual ~Transport();
+  ~Transport() override;
 
   // Setup: a flow this NIC sends (f.tx_slot set), one it receives (f.rx_slot set), every flow known.
   virtual void add_flow(Flow& f) = 0;
@@ -106,7 +107,10 @@ class Transport {
   bool ecn_capable() const { return cc_ != nullptr; }  // data packets carry ECT
   const CongestionControl* congestion_control() const { return cc_.get(); }
 
-  // Reporting.
+  // Reporting: the transport's own section of summary.json (go_back_n, selective_repeat, reorder) from
+  // this NIC's counters; none for the basic transport. The congestion control reports for itself.
+  void report(Report&) const override {}
+  // For tests and tools.
   virtual const ReorderBuffer* reorder_buffer() const { return nullptr; }
   virtual const std::vector<std::uint64_t>& reorder_histogram() const;  // empty but for the reorder transport
   virtual const SackReceiver* sack_receiver(const Flow&) const { return nullptr; }
@@ -119,6 +123,9 @@ class Transport {
 
   // A cumulative ACK/NACK of the flow, with the congestion echo, into the control queue.
   void send_control(const Flow& f, PacketType type, std::uint32_t sn);
+  // What every retransmitting transport reports in its section: bytes resent, spurious resends, and the
+  // fraction of received bytes that did not help (duplicates, discarded packets, ACK/NACKs).
+  void report_retransmissions(ReportSection& s) const;
   void echo(const Flow& f, Packet* ack) {
     if (cc_) cc_->echo(f, ack);
   }

@@ -165,6 +165,12 @@ class GoBackNTransport final : public Transport {
   std::string sender_detail(const Flow& f) const override {
     return fmt::format(" (in order below {})", tx_[f.tx_slot].acked_upto);
   }
+  void report(Report& r) const override {
+    ReportSection& s = r.open("go_back_n");
+    s.sum("receiver_drops", ctx_.counters.receiver_drops);
+    s.sum("nacks", ctx_.counters.nacks_sent);
+    report_retransmissions(s);
+  }
 
  protected:
   bool on_data(Flow& f, Packet* p) override;

@@ -45,6 +45,7 @@ class ReorderTransport final : public Transport {
   }
   const ReorderBuffer* reorder_buffer() const override { return rb_.get(); }
   const std::vector<std::uint64_t>& reorder_histogram() const override { return histogram_; }
+  void report(Report& r) const override;
   std::string sender_detail(const Flow& f) const override {
     const Sender& s = tx_[f.tx_slot];
     return fmt::format(" (in order below {}), {} to resend, injection {}", s.acked_upto, s.resend.size(),
@@ -103,6 +104,31 @@ class ReorderTransport final : public Transport {
   std::vector<std::uint32_t> pair_of_src_;  // the connection of each source
   std::uint32_t incoming_ = 0;
 };
+
+// The names nic.reorder.memory and nic.reorder.injection take.
+const char* memory_name(ReorderMemory m) { return m == ReorderMemory::dynamic_pool ? "dynamic" : "static"; }
+const char* injection_name(NicConfig::Injection i) {
+  switch (i) {
+    case NicConfig::Injection::unlimited: return "unlimited";
+    case NicConfig::Injection::adap_li: return "adap_li";
+    case NicConfig::Injection::adap_lw: return "adap_lw";
+  }
+  return "?";
+}
+
+void ReorderTransport::report(Report& r) const {
+  const NicCounters& n = ctx_.counters;
+  const std::uint64_t unit = ctx_.config.reorder_unit_bytes;
+  ReportSection& s = r.open("reorder");
+  s.set("memory", memory_name(ctx_.config.reorder_buffer.memory));
+  s.set("injection", injection_name(ctx_.config.injection));
+  s.max("max_buffer_per_connection_bytes", std::uint64_t{rb_->mbs()} * unit);
+  s.max("max_memory_per_nic_bytes", std::uint64_t{rb_->mms()} * unit);
+  s.sum("rejections", rb_->rejections());
+  s.sum("nacks", n.nacks_sent);
+  s.sum("occupancy_histogram_16ths", histogram_);
+  report_retransmissions(s);
+}
 
 void ReorderTransport::add_incoming_flow(Flow& f) {
   rx_.emplace_back();

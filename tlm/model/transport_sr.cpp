@@ -61,6 +61,7 @@ class SelectiveRepeatTransport final : public Transport {
     const Sender& s = tx_[f.tx_slot];
     return fmt::format(" (in order below {}), {} to resend", s.tx.cumulative(), s.resend.size());
   }
+  void report(Report& r) const override;
 
  protected:
   bool on_data(Flow& f, Packet* p) override;
@@ -94,6 +95,20 @@ class SelectiveRepeatTransport final : public Transport {
   SrAckResult result_;               // reused per SACK (no allocation in steady state)
   std::vector<std::uint32_t> lost_;  // reused per timeout
 };
+
+void SelectiveRepeatTransport::report(Report& r) const {
+  const NicCounters& n = ctx_.counters;
+  ReportSection& s = r.open("selective_repeat");
+  s.set("dupthresh", ctx_.config.sr_dupthresh);
+  s.set("sack_blocks", ctx_.config.sr_sack_blocks);
+  s.sum("sacks", n.sacks_sent);
+  s.sum("sack_ranges_sent", n.sack_blocks_sent);
+  s.max("max_ranges_per_flow", std::uint64_t{0});
+  for (const Receiver& rx : rx_) s.max("max_ranges_per_flow", std::uint64_t{rx.rx.max_ranges()});
+  s.sum("fast_retransmits", n.fast_retransmits);
+  s.sum("timeout_retransmits", n.timeout_retransmits);
+  report_retransmissions(s);
+}
 
 bool SelectiveRepeatTransport::on_data(Flow& f, Packet* p) {
   NicCounters& n = ctx_.counters;
