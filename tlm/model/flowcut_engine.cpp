@@ -391,8 +391,7 @@ void FlowcutEngine::report(Report& r) const {
   s.set("table/entries", t.config().entries);
   // Entries still draining when the run stopped (the switch tables: a NIC's drains pause its own flows).
   std::uint64_t draining = 0;
-  if (site_ == FlowcutSite::switch_asic)
-    for (std::uint32_t i = 0; i < t.config().entries; ++i) draining += t.read(i).draining;
+  for (std::uint32_t i = 0; i < t.config().entries; ++i) draining += t.read(i).draining;
   s.sum("drains_in_progress_at_end", draining);
   if (r.once("flowcut/flows")) report_flows(s, r.flows());
   r.table("flowcut").push_back(table_entry(r.component(), t, counters_.overflows));
