@@ -41,6 +41,12 @@ Topology fat_tree(const Scenario& s, double rate, double delay) {
   const double taper = s.number("topology.fat_tree.taper");
   const std::uint32_t half = k / 2;
   const auto hosts_per_edge = static_cast<std::uint32_t>(std::lround(half * taper));
+  // Hosts per edge switch are taper * k/2 and must be whole: rounding would build another taper than asked.
+  if (std::fabs(half * taper - hosts_per_edge) > 1e-9)
+    throw InputError(fmt::format("topology.fat_tree.taper = {}: with k = {} the hosts per edge switch, taper * k/2 "
+                                 "= {:.6g}, are not whole; accepted for k = {}: multiples of 1/{} (e.g. {:.4g}, {:.4g}, {:.4g})",
+                                 taper, k, half * taper, k, half, 1.0 + 1.0 / half, 1.0 + 2.0 / half,
+                                 1.0 + 3.0 / half));
   if (hosts_per_edge + half > 64)
     throw InputError(fmt::format("topology.fat_tree: k = {} with taper {} gives edge switches {} ports; the switch "
                                  "model accepts at most 64",

@@ -76,6 +76,8 @@ const char* const kSizeKeys[] = {"flowcut.table.entries", "letflow.entries", "fl
                                  "flowcut.nic_cache_entries"};
 
 YAML::Node load_root(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw InputError(fmt::format("{}: is a directory, not a sweep file", path));
   std::ifstream in(path);
   if (!in) throw InputError(fmt::format("{}: cannot open sweep file", path));
   YAML::Node root;
