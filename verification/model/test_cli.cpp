@@ -219,6 +219,8 @@ std::vector<BadCase> bad_cases() {
       {"topology_error_rate_one",
        "--set topology.type=file --set topology.file=" + write_temp("topo_lossy.txt", "3 1 2\n2\n0 2 100Gbps 1000ns 1\n1 2 100Gbps 1000ns 0\n"),
        "topo_lossy.txt:3: error_rate '1' is outside [0, 1)"},
+      {"slowed_link_too_slow", "--set topology.type=leaf_spine --set topology.leaf_spine.slow_links=0-0:1e-300",
+       "runs at 2e-298 Gb/s, below the model's minimum of 1 b/s"},
       {"cdf_all_zero", "--set workload.type=random --set workload.cdf=" + write_temp("zero_cdf.txt", "0 0\n0 100\n"),
        "zero_cdf.txt:2: the largest size a flow can take is 0 bytes"},
       {"flow_size_too_many_packets", "--set workload.size_bytes=1000000000000 --set nic.mtu_bytes=64",
