@@ -250,6 +250,18 @@ TEST(Cli, SweepRejectsNegativeCountsAndADirectoryAsBase) {
   r = netasic_cmd("sweep " + dir_base + " --dry-run");
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find(scenario_dir() + ": is a directory, not a scenario file"), std::string::npos) << r.output;
+  // A second grid section, a key set twice and a second document would be dropped or win silently.
+  for (const auto& [name, text, expect] : std::vector<std::array<std::string, 3>>{
+           {"two_grids.yaml", "grid:\n  sim.seed: [1, 2]\ngrid:\n  sim.seed: [3]\n",
+            "two_grids.yaml:3: section 'grid' appears again (first on line 1)"},
+           {"set_twice.yaml", "set:\n  link:\n    rate_gbps: 100\n  link.rate_gbps: 200\ngrid:\n  sim.seed: [1]\n",
+            "set_twice.yaml:4: set: key 'link.rate_gbps' is set twice"},
+           {"two_docs.yaml", "grid:\n  sim.seed: [1, 2]\n---\ngrid:\n  sim.seed: [3]\n",
+            "two_docs.yaml:4: a second YAML document"}}) {
+    r = netasic_cmd("sweep " + write_temp(name, text) + " --dry-run");
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_NE(r.output.find(expect), std::string::npos) << r.output;
+  }
   r = netasic_cmd("sweep " + scenario_dir() + " --dry-run");
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find(scenario_dir() + ": is a directory, not a sweep file"), std::string::npos) << r.output;
