@@ -23,31 +23,6 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-// Plain decimal only: strtoll/strtod would also take hex ("0x10", "0x1p4"), "inf" and "nan", which no
-// documented key means. Integers are [+-]digits; numbers may add a fraction and a decimal exponent.
-bool is_plain_decimal(const std::string& t, bool number) {
-  std::size_t i = 0;
-  auto digits = [&] {
-    const std::size_t from = i;
-    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
-    return i - from;
-  };
-  if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
-  std::size_t mantissa = digits();
-  if (!number) return mantissa > 0 && i == t.size();
-  if (i < t.size() && t[i] == '.') {
-    ++i;
-    mantissa += digits();
-  }
-  if (mantissa == 0) return false;
-  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
-    ++i;
-    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
-    if (digits() == 0) return false;
-  }
-  return i == t.size();
-}
-
 std::string fmt_num(double v) {
   if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<long long>(v));
   return fmt::format("{}", v);
@@ -108,6 +83,31 @@ KeyValue parse_value(const KeyDef& def, const std::string& raw, const std::strin
 }
 
 }  // namespace
+
+// Plain decimal only: strtoll/strtod would also take hex ("0x10", "0x1p4"), "inf" and "nan", which no
+// documented key means. Integers are [+-]digits; numbers may add a fraction and a decimal exponent.
+bool is_plain_decimal(const std::string& t, bool number) {
+  std::size_t i = 0;
+  auto digits = [&] {
+    const std::size_t from = i;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+    return i - from;
+  };
+  if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+  std::size_t mantissa = digits();
+  if (!number) return mantissa > 0 && i == t.size();
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    mantissa += digits();
+  }
+  if (mantissa == 0) return false;
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == t.size();
+}
 
 const char* key_type_name(KeyType t) {
   switch (t) {

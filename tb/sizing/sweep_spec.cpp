@@ -154,12 +154,15 @@ std::vector<std::string> load_seeds(const YAML::Node& root, const std::string& p
   const YAML::Node& s = root["seeds"];
   if (s.IsScalar()) {
     long long n = 0;
+    bool ok = is_plain_decimal(s.as<std::string>(), false);  // yaml-cpp would also read hex and octal
     try {
-      n = s.as<long long>();
+      if (ok) n = s.as<long long>();
     } catch (const YAML::Exception&) {
+      ok = false;
+    }
+    if (!ok)
       throw InputError(fmt::format("{}: key 'seeds': '{}' is not an integer (a count N for seeds 1..N, or a list)", path,
                                    s.as<std::string>()));
-    }
     if (n < 1 || n > 100000) throw InputError(fmt::format("{}: key 'seeds': {} is outside 1..100000", path, n));
     for (long long i = 1; i <= n; ++i) seeds.push_back(std::to_string(i));
   } else {

@@ -221,6 +221,10 @@ std::vector<BadCase> bad_cases() {
        "topo_lossy.txt:3: error_rate '1' is outside [0, 1)"},
       {"slowed_link_too_slow", "--set topology.type=leaf_spine --set topology.leaf_spine.slow_links=0-0:1e-300",
        "runs at 2e-298 Gb/s, below the model's minimum of 1 b/s"},
+      {"slow_factor_hex", "--set topology.type=leaf_spine --set topology.leaf_spine.slow_links=0-0:0x0.8",
+       "topology.leaf_spine.slow_links: '0-0:0x0.8': FACTOR must be a plain decimal number in (0, 1]"},
+      {"remove_link_with_trailing_text", "--set topology.type=leaf_spine --set topology.leaf_spine.remove_links=0-1:0.5",
+       "topology.leaf_spine.remove_links: '0-1:0.5' is not LEAF-SPINE"},
       {"cdf_all_zero", "--set workload.type=random --set workload.cdf=" + write_temp("zero_cdf.txt", "0 0\n0 100\n"),
        "zero_cdf.txt:2: the largest size a flow can take is 0 bytes"},
       {"flow_size_too_many_packets", "--set workload.size_bytes=1000000000000 --set nic.mtu_bytes=64",
@@ -256,6 +260,7 @@ TEST(Cli, SweepRejectsNegativeCountsAndADirectoryAsBase) {
             "two_grids.yaml:3: section 'grid' appears again (first on line 1)"},
            {"set_twice.yaml", "set:\n  link:\n    rate_gbps: 100\n  link.rate_gbps: 200\ngrid:\n  sim.seed: [1]\n",
             "set_twice.yaml:4: set: key 'link.rate_gbps' is set twice"},
+           {"hex_seeds.yaml", "seeds: 0x3\n", "hex_seeds.yaml: key 'seeds': '0x3' is not an integer"},
            {"two_docs.yaml", "grid:\n  sim.seed: [1, 2]\n---\ngrid:\n  sim.seed: [3]\n",
             "two_docs.yaml:4: a second YAML document"}}) {
     r = netasic_cmd("sweep " + write_temp(name, text) + " --dry-run");
