@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -36,15 +37,20 @@ KeyValue parse_value(const KeyDef& def, const std::string& raw, const std::strin
   switch (def.type) {
     case KeyType::integer: {
       if (text.empty()) throw fail("empty value");
+      if (!is_plain_decimal(text, false)) throw fail("not an integer (plain decimal digits)");
       errno = 0;
       char* end = nullptr;
       const long long v = std::strtoll(text.c_str(), &end, 10);
       if (errno || *end) throw fail("not an integer");
-      if (def.has_range && (v < def.min || v > def.max)) throw fail("out of range");
+      // Compared as integers: every integer key's bounds are whole and within 1e18, while a double
+      // comparison would let 1e18+1 pass as 1e18.
+      if (def.has_range && (v < static_cast<long long>(def.min) || v > static_cast<long long>(def.max)))
+        throw fail("out of range");
       return static_cast<std::int64_t>(v);
     }
     case KeyType::number: {
       if (text.empty()) throw fail("empty value");
+      if (!is_plain_decimal(text, true)) throw fail("not a number (plain decimal, e.g. 2.5 or 1e-3)");
       errno = 0;
       char* end = nullptr;
       const double v = std::strtod(text.c_str(), &end);
@@ -77,6 +83,31 @@ KeyValue parse_value(const KeyDef& def, const std::string& raw, const std::strin
 }
 
 }  // namespace
+
+// Plain decimal only: strtoll/strtod would also take hex ("0x10", "0x1p4"), "inf" and "nan", which no
+// documented key means. Integers are [+-]digits; numbers may add a fraction and a decimal exponent.
+bool is_plain_decimal(const std::string& t, bool number) {
+  std::size_t i = 0;
+  auto digits = [&] {
+    const std::size_t from = i;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+    return i - from;
+  };
+  if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+  std::size_t mantissa = digits();
+  if (!number) return mantissa > 0 && i == t.size();
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    mantissa += digits();
+  }
+  if (mantissa == 0) return false;
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == t.size();
+}
 
 const char* key_type_name(KeyType t) {
   switch (t) {
@@ -183,16 +214,39 @@ void Scenario::set_assignment(const std::string& assignment) {
 }
 
 namespace {
-void flatten(const YAML::Node& node, const std::string& prefix, const std::string& file, Scenario& s) {
+// Every key one file sets, with the line that set it: a YAML map may not repeat a key, and a nested and a
+// dotted spelling of one key (`link: {rate_gbps: 100}` and `link.rate_gbps: 200`) must not both be taken
+// with the later silently winning.
+using SeenKeys = std::map<std::string, int>;
+
+// The line that first set `key`, or 0 (and `key` is recorded at `line`).
+int first_line(SeenKeys& seen, const std::string& key, int line) {
+  const auto [it, fresh] = seen.emplace(key, line);
+  return fresh ? 0 : it->second;
+}
+
+void flatten(const YAML::Node& node, const std::string& prefix, const std::string& file, Scenario& s, SeenKeys& seen) {
+  SeenKeys in_this_map;  // the map's own key texts (YAML forbids duplicates)
   for (const auto& kv : node) {
     const std::string part = kv.first.as<std::string>();
     const std::string key = prefix.empty() ? part : prefix + "." + part;
     const YAML::Node& v = kv.second;
-    const std::string where = fmt::format("{}:{}", file, kv.first.Mark().line + 1);
+    const int line = kv.first.Mark().line + 1;
+    const std::string where = fmt::format("{}:{}", file, line);
+    if (const int first = first_line(in_this_map, part, line))
+      throw InputError(fmt::format("{}: duplicate key '{}' ({}) in one map, first on line {}; YAML allows each key "
+                                   "once per map",
+                                   where, part, key, first));
     if (v.IsMap()) {
       if (find_key(key)) throw InputError(fmt::format("{}: {} takes a value, not a map", where, key));
-      flatten(v, key, file, s);
-    } else if (v.IsSequence()) {
+      flatten(v, key, file, s, seen);
+      continue;
+    }
+    if (const int first = first_line(seen, key, line))
+      throw InputError(fmt::format("{}: key '{}' is already set on line {} of this file (nested and dotted "
+                                   "spellings are one key); each key takes one value",
+                                   where, key, first));
+    if (v.IsSequence()) {
       std::vector<std::string> items;
       for (const auto& item : v) {
         if (!item.IsScalar()) throw InputError(fmt::format("{}: {}: list items must be scalars", where, key));
@@ -213,22 +267,34 @@ void flatten(const YAML::Node& node, const std::string& prefix, const std::strin
 }  // namespace
 
 void Scenario::load_yaml_text(const std::string& text, const std::string& name) {
-  YAML::Node root;
+  std::vector<YAML::Node> docs;
   try {
-    root = YAML::Load(text);
+    docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
     throw InputError(fmt::format("{}:{}: not valid YAML: {}", name, e.mark.line + 1, e.msg));
   }
-  if (root.IsNull()) return;
+  // A second document (after `---`) would be dropped unread; only empty ones carry nothing.
+  for (std::size_t i = 1; i < docs.size(); ++i)
+    if (!docs[i].IsNull())
+      throw InputError(fmt::format("{}:{}: a second YAML document (after '---'); a scenario file holds one map of "
+                                   "keys",
+                                   name, docs[i].Mark().line + 1));
+  if (docs.empty() || docs[0].IsNull()) return;
+  const YAML::Node& root = docs[0];
   if (!root.IsMap()) throw InputError(fmt::format("{}: a scenario is a map of keys", name));
-  flatten(root, "", name, *this);
+  SeenKeys seen;
+  flatten(root, "", name, *this, seen);
 }
 
 void Scenario::load_yaml_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(fmt::format("{}: is a directory, not a scenario file", path));
   std::ifstream in(path);
   if (!in) throw InputError(fmt::format("{}: cannot open scenario file", path));
   std::stringstream ss;
   ss << in.rdbuf();
+  if (in.bad()) throw InputError(fmt::format("{}: cannot read scenario file", path));
   load_yaml_text(ss.str(), path);
 }
 

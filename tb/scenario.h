@@ -84,6 +84,10 @@ class Scenario {
   std::map<std::string, std::string> origin_;
 };
 
+// Whether `text` is a plain decimal integer ([+-]digits) or, with `number`, a plain decimal number (a
+// fraction and a decimal exponent allowed). strtoll/strtod also take hex, inf and nan, which no input means.
+bool is_plain_decimal(const std::string& text, bool number);
+
 // "Did you mean" help for unknown keys.
 std::string suggest_key(const std::string& unknown);
 

@@ -60,7 +60,8 @@ std::vector<KeyDef> run_topology_link_keys() {
         "Network topology."),
       I("topology.fat_tree.k", "", "8", 2, 64, "Fat tree arity k (even): k pods, k^3/4 hosts at taper 1."),
       N("topology.fat_tree.taper", "", "1", 1, 16,
-        "Oversubscription at the edge: hosts per edge switch = taper * k/2, up-links stay k/2."),
+        "Oversubscription at the edge: hosts per edge switch = taper * k/2, up-links stay k/2; taper * k/2 "
+        "must be whole (a multiple of 1/(k/2): 1.25 or 1.5 for k = 8, not 1.3)."),
       I("topology.leaf_spine.leaves", "", "8", 2, 512, "Leaf switches."),
       I("topology.leaf_spine.spines", "", "4", 1, 63, "Spine switches (each leaf has one link to each spine)."),
       I("topology.leaf_spine.hosts_per_leaf", "", "8", 1, 63, "Hosts under each leaf."),

@@ -41,6 +41,12 @@ Topology fat_tree(const Scenario& s, double rate, double delay) {
   const double taper = s.number("topology.fat_tree.taper");
   const std::uint32_t half = k / 2;
   const auto hosts_per_edge = static_cast<std::uint32_t>(std::lround(half * taper));
+  // Hosts per edge switch are taper * k/2 and must be whole: rounding would build another taper than asked.
+  if (std::fabs(half * taper - hosts_per_edge) > 1e-9)
+    throw InputError(fmt::format("topology.fat_tree.taper = {}: with k = {} the hosts per edge switch, taper * k/2 "
+                                 "= {:.6g}, are not whole; accepted for k = {}: multiples of 1/{} (e.g. {:.4g}, {:.4g}, {:.4g})",
+                                 taper, k, half * taper, k, half, 1.0 + 1.0 / half, 1.0 + 2.0 / half,
+                                 1.0 + 3.0 / half));
   if (hosts_per_edge + half > 64)
     throw InputError(fmt::format("topology.fat_tree: k = {} with taper {} gives edge switches {} ports; the switch "
                                  "model accepts at most 64",
@@ -69,7 +75,9 @@ std::pair<std::uint32_t, std::uint32_t> parse_pair(const std::string& item, cons
   unsigned l = 0, sp = 0;
   char dash = 0;
   int used = 0;
-  if (std::sscanf(item.c_str(), "%u%c%u%n", &l, &dash, &sp, &used) != 3 || dash != '-')
+  // All of it: "0-1:0.5" in remove_links (meant for slow_links) must not remove link 0-1.
+  if (std::sscanf(item.c_str(), "%u%c%u%n", &l, &dash, &sp, &used) != 3 || dash != '-' ||
+      static_cast<std::size_t>(used) != item.size())
     throw InputError(fmt::format("{}: '{}' is not LEAF-SPINE", key, item));
   if (l >= leaves || sp >= spines)
     throw InputError(fmt::format("{}: '{}' names leaf {} / spine {}; accepted leaves 0..{}, spines 0..{}", key, item, l,
@@ -99,10 +107,11 @@ Topology leaf_spine(const Scenario& s, double rate, double delay) {
     const auto colon = item.find(':');
     if (colon == std::string::npos) throw InputError(fmt::format("{}: '{}' is not LEAF-SPINE:FACTOR", sk, item));
     auto [l, sp] = parse_pair(item.substr(0, colon), sk, leaves, spines);
+    const std::string factor = item.substr(colon + 1);
     char* end = nullptr;
-    const double f = std::strtod(item.c_str() + colon + 1, &end);
-    if (*end || !(f > 0 && f <= 1))
-      throw InputError(fmt::format("{}: '{}': factor must be in (0, 1]", sk, item));
+    const double f = std::strtod(factor.c_str(), &end);
+    if (*end || !is_plain_decimal(factor, true) || !(f > 0 && f <= 1))
+      throw InputError(fmt::format("{}: '{}': FACTOR must be a plain decimal number in (0, 1]", sk, item));
     scale[std::size_t{l} * spines + sp] = f;
   }
   for (std::uint32_t l = 0; l < leaves; ++l)

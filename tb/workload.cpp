@@ -23,6 +23,19 @@ double host_rate_gbps(const Topology& t, std::uint32_t host) {
   return 0;
 }
 
+// A flow's packet count and PSNs are 32-bit in the model (Flow::packets, tlm/model/flow.h) and 2^32 - 1 is
+// kept free, so a larger flow would wrap and "complete" after a fraction of its bytes.
+constexpr std::uint64_t kMaxFlowPackets = 0xFFFFFFFEull;
+
+// InputError "<what>: <bytes> bytes are <n> packets of nic.mtu_bytes ..." when a flow of `bytes` does not fit.
+void check_flow_packets(const std::string& what, std::uint64_t bytes, std::uint64_t mtu) {
+  const std::uint64_t packets = bytes / mtu + (bytes % mtu != 0 ? 1 : 0);
+  if (packets <= kMaxFlowPackets) return;
+  throw InputError(fmt::format("{}: a flow of {} bytes is {} packets of nic.mtu_bytes = {}; the model counts a "
+                               "flow's packets in 32 bits: at most {} packets ({} bytes at this MTU)",
+                               what, bytes, packets, mtu, kMaxFlowPackets, kMaxFlowPackets * mtu));
+}
+
 // What every generator draws on: the run's hosts, the fixed flow size and class, and one random stream
 // (drawn in generation order, so each generator consumes it exactly as before the split).
 struct Gen {
@@ -146,6 +159,7 @@ void incast_mix(Gen& g, Ps window) {
     if (lo > hi)
       throw InputError(fmt::format("workload.incast_mix.min_bytes = {} is above workload.incast_mix.max_bytes = {}",
                                    lo, hi));
+    check_flow_packets("workload.incast_mix.max_bytes", hi, static_cast<std::uint64_t>(s.integer("nic.mtu_bytes")));
     double capacity = 0;  // bytes per ps, every host link
     for (std::uint32_t h = 0; h < hosts; ++h) capacity += host_rate_gbps(t, h) / 8000.0;
     const double mean_gap_ps = static_cast<double>(degree) * static_cast<double>(lo + hi) / 2.0 / (incast_load * capacity);
@@ -178,6 +192,8 @@ void random_partners(Gen& g) {
   Rng& rng = g.rng;
   Workload& w = g.w;
   const FlowSizeCdf cdf = FlowSizeCdf::from_spec(s.string("workload.cdf"));
+  check_flow_packets(fmt::format("workload.cdf = {}: its largest size", s.string("workload.cdf")), cdf.max_bytes(),
+                     static_cast<std::uint64_t>(s.integer("nic.mtu_bytes")));
   const double load = s.number("workload.load");
   const Ps window = static_cast<Ps>(s.number("workload.duration_us") * kPsPerUs);
   for (std::uint32_t src = 0; src < hosts; ++src) {
@@ -204,7 +220,9 @@ void from_flow_file(Gen& g) {
   Workload& w = g.w;
   const std::string& path = s.string("workload.file");
   if (path.empty()) throw InputError("workload.type is file but workload.file is not set");
+  const auto mtu = static_cast<std::uint64_t>(s.integer("nic.mtu_bytes"));
   for (const auto& e : read_flow_file(path)) {
+    check_flow_packets(fmt::format("{}:{}: size_bytes", path, e.line), e.size_bytes, mtu);
     for (std::uint32_t node : {e.src, e.dst}) {
       if (node >= t.nodes)
         throw InputError(fmt::format("{}:{}: flow names node {}, the topology has nodes 0..{}", path, e.line, node,
@@ -227,7 +245,10 @@ Workload build_workload(const Scenario& s, const Topology& t) {
   Workload w;
   Gen g{s, t, t.hosts(), static_cast<std::uint64_t>(s.integer("workload.size_bytes")),
         static_cast<std::uint8_t>(s.integer("workload.traffic_class")), rng, w};
-  switch (s.choice<WorkloadType>("workload.type")) {
+  const WorkloadType type = s.choice<WorkloadType>("workload.type");
+  if (type != WorkloadType::random && type != WorkloadType::file)  // the generators that take workload.size_bytes
+    check_flow_packets("workload.size_bytes", g.size, static_cast<std::uint64_t>(s.integer("nic.mtu_bytes")));
+  switch (type) {
     case WorkloadType::permutation: permutation(g); break;
     case WorkloadType::all_to_all: all_to_all(g); break;
     case WorkloadType::incast: incast(g); break;

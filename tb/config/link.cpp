@@ -54,11 +54,21 @@ LinkConfig build_link_config(const Scenario& s, const TopoLink& l, std::vector<s
   return lc;
 }
 
+constexpr double kMinLinkRateGbps = 1e-9;
+
 Ps event_horizon_ps(const Scenario& s, const Topology& t, const NicConfig& nic, std::uint32_t max_packet) {
   // The longest hop (propagation and two serializations of a full packet on the slowest link, the
   // cut-through bound), the switch pipeline and the NIC's receive latency, with a margin.
   double longest_hop_ns = 0;
   for (const TopoLink& l : t.links) {
+    // The keys' ranges keep a generated link at 1 b/s or more, but slowing and degrading multiply: far
+    // below that a packet's serialization time leaves the 64-bit picosecond clock and the link would act
+    // as infinitely fast.
+    if (!(l.rate_gbps * l.scale >= kMinLinkRateGbps))
+      throw InputError(fmt::format("the link between nodes {} and {} runs at {:.3g} Gb/s, below the model's minimum of 1 "
+                                   "b/s (1e-9 Gb/s): its rate (link.rate_gbps or the topology file) times "
+                                   "topology.leaf_spine.slow_links and failures.degraded_factor",
+                                   l.a, l.b, l.rate_gbps * l.scale));
     const double ser_ns = (max_packet + s.integer("link.overhead_bytes")) * 8.0 / (l.rate_gbps * l.scale);
     longest_hop_ns = std::max(longest_hop_ns, l.delay_ns + 2 * ser_ns);
   }

@@ -132,6 +132,13 @@ FlowSizeCdf FlowSizeCdf::parse(std::string_view text, const std::string& name) {
     fail(name, prev_line, "the last point's cdf is {} but must be exactly {}{}", prev_cdf, cdf_max, hint);
   }
 
+  // Every flow would be of 0 bytes (sample() lifts them to 1) while the mean that paces arrivals is below a
+  // byte: generation at any load would never end.
+  if (cdf.quantile(1.0) < 1.0)
+    fail(name, prev_line,
+         "the largest size a flow can take is {} bytes; a flow-size CDF needs a largest size of at least 1 byte",
+         cdf.quantile(1.0));
+
   const std::vector<CdfPoint>& p = cdf.points_;
   double mean = p[0].bytes * p[0].cdf;  // an initial cdf > 0 is an atom at the smallest size
   for (std::size_t i = 1; i < p.size(); ++i) mean += (p[i].cdf - p[i - 1].cdf) * 0.5 * (p[i - 1].bytes + p[i].bytes);

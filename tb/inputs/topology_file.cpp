@@ -27,6 +27,11 @@ constexpr Unit kRateUnits[] = {{"bps", 1e-9},  {"Kbps", 1e-6}, {"kbps", 1e-6},
                                {"Mbps", 1e-3}, {"Gbps", 1.0},  {"Tbps", 1e3}};
 constexpr const char* kRateAccepted = "bps, Kbps, kbps, Mbps, Gbps, Tbps (e.g. 100Gbps)";
 
+// The range of link.rate_gbps: below it a packet's serialization time (in picoseconds) rounds towards 0
+// and the link acts as infinitely fast; above it no real link exists.
+constexpr double kMinRateGbps = 0.001, kMaxRateGbps = 1e5;
+constexpr const char* kRateRange = "0.001Gbps (1Mbps) .. 100000Gbps (100Tbps), the range of link.rate_gbps";
+
 // ns-3's Time spelling; ps because the model's time unit is the picosecond.
 constexpr Unit kDelayUnits[] = {{"ps", 1e-3}, {"ns", 1.0}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
 constexpr const char* kDelayAccepted = "ps, ns, us, ms, s (e.g. 1000ns)";
@@ -53,6 +58,8 @@ double parse_rate_gbps(const std::string& file, int line, std::string_view token
   }
   const double gbps = value * found->scale;
   if (!(gbps > 0)) fail(file, line, "rate must be positive, got {}", quoted(token));
+  if (gbps < kMinRateGbps || gbps > kMaxRateGbps)
+    fail(file, line, "rate {} is outside the supported {}", quoted(token), kRateRange);
   return gbps;
 }
 
@@ -109,8 +116,10 @@ TopologyFileLink parse_link_line(const std::string& name, const DataLine& dl, st
   link.rate_gbps = parse_rate_gbps(name, ln, dl.fields[2]);
   link.delay_ns = parse_delay_ns(name, ln, dl.fields[3]);
   link.error_rate = input_detail::parse_double_field(name, ln, dl.fields[4], "error_rate");
-  if (link.error_rate < 0 || link.error_rate > 1)
-    fail(name, ln, "error_rate {} is outside [0, 1] (a packet loss probability)", quoted(dl.fields[4]));
+  // 1 would lose every packet and resend forever.
+  if (link.error_rate < 0 || link.error_rate >= 1)
+    fail(name, ln, "error_rate {} is outside [0, 1) (a packet loss probability; 0 <= error_rate < 1)",
+         quoted(dl.fields[4]));
 
   if (!is_switch[link.a] && !is_switch[link.b])
     fail(name, ln,

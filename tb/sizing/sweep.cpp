@@ -17,10 +17,20 @@ namespace {
 
 enum class Backend { local, slurm };
 
-// --backend and --report are checked before anything else is read.
+constexpr int kMaxJobs = 4096, kMaxRetries = 100;
+
+// The options are checked before anything else is read.
 Backend parse_options(const SweepOptions& opts) {
   if (opts.backend != "local" && opts.backend != "slurm")
     throw InputError(fmt::format("sweep: --backend '{}': expected local or slurm", opts.backend));
+  // Negative counts would be taken as "no workers" (the sweep never ends) or "no attempts" silently.
+  if (opts.jobs < 0 || opts.jobs > kMaxJobs)
+    throw InputError(fmt::format("sweep: -j/--jobs {}: accepted 0 (one worker per core) .. {}", opts.jobs, kMaxJobs));
+  if (opts.retries < 0 || opts.retries > kMaxRetries)
+    throw InputError(fmt::format("sweep: --retries {}: accepted 0 .. {} (extra attempts for a failed point)",
+                                 opts.retries, kMaxRetries));
+  if (opts.slurm.array_throttle < 0)
+    throw InputError(fmt::format("sweep: --throttle {}: accepted 0 (no limit) or more", opts.slurm.array_throttle));
   if (!opts.report.empty() && opts.report != "knee")
     throw InputError(fmt::format("sweep: --report '{}': expected knee", opts.report));
   return opts.backend == "slurm" ? Backend::slurm : Backend::local;

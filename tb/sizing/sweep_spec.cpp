@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "tb/scenario.h"
@@ -68,6 +69,10 @@ void flatten_scalars(const YAML::Node& node, const std::string& prefix, const st
     }
     if (!kv.second.IsScalar())
       throw InputError(fmt::format("{}:{}: key '{}': expected one value", where, kv.first.Mark().line + 1, key));
+    for (const auto& [k, v] : out)  // a repeated or nested-and-dotted key: the later would silently win
+      if (k == key)
+        throw InputError(fmt::format("{}:{}: set: key '{}' is set twice; each key takes one value", where,
+                                     kv.first.Mark().line + 1, key));
     out.emplace_back(key, kv.second.as<std::string>());
   }
 }
@@ -76,21 +81,32 @@ const char* const kSizeKeys[] = {"flowcut.table.entries", "letflow.entries", "fl
                                  "flowcut.nic_cache_entries"};
 
 YAML::Node load_root(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw InputError(fmt::format("{}: is a directory, not a sweep file", path));
   std::ifstream in(path);
   if (!in) throw InputError(fmt::format("{}: cannot open sweep file", path));
-  YAML::Node root;
+  std::vector<YAML::Node> docs;
   try {
-    root = YAML::Load(slurp(path));
+    docs = YAML::LoadAll(slurp(path));
   } catch (const YAML::Exception& e) {
     throw InputError(fmt::format("{}:{}: not valid YAML: {}", path, e.mark.line + 1, e.msg));
   }
+  for (std::size_t i = 1; i < docs.size(); ++i)  // read, a second document would be dropped unseen
+    if (!docs[i].IsNull())
+      throw InputError(fmt::format("{}:{}: a second YAML document (after '---'); a sweep file holds one map",
+                                   path, docs[i].Mark().line + 1));
+  const YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
   if (!root.IsMap()) throw InputError(fmt::format("{}: a sweep file is a map (base, set, grid, zip, seeds, report, slurm)", path));
   static const std::set<std::string> sections = {"base", "set", "grid", "zip", "seeds", "report", "slurm"};
+  std::map<std::string, int> seen;  // root["grid"] would read the first of two grid sections only
   for (const auto& kv : root) {
     const std::string k = kv.first.as<std::string>();
+    const int line = kv.first.Mark().line + 1;
     if (!sections.count(k))
       throw InputError(fmt::format("{}:{}: unknown section '{}' (allowed: base, set, grid, zip, seeds, report, slurm)",
-                                   path, kv.first.Mark().line + 1, k));
+                                   path, line, k));
+    if (const auto [it, fresh] = seen.emplace(k, line); !fresh)
+      throw InputError(fmt::format("{}:{}: section '{}' appears again (first on line {})", path, line, k, it->second));
   }
   return root;
 }
@@ -138,12 +154,15 @@ std::vector<std::string> load_seeds(const YAML::Node& root, const std::string& p
   const YAML::Node& s = root["seeds"];
   if (s.IsScalar()) {
     long long n = 0;
+    bool ok = is_plain_decimal(s.as<std::string>(), false);  // yaml-cpp would also read hex and octal
     try {
-      n = s.as<long long>();
+      if (ok) n = s.as<long long>();
     } catch (const YAML::Exception&) {
+      ok = false;
+    }
+    if (!ok)
       throw InputError(fmt::format("{}: key 'seeds': '{}' is not an integer (a count N for seeds 1..N, or a list)", path,
                                    s.as<std::string>()));
-    }
     if (n < 1 || n > 100000) throw InputError(fmt::format("{}: key 'seeds': {} is outside 1..100000", path, n));
     for (long long i = 1; i <= n; ++i) seeds.push_back(std::to_string(i));
   } else {

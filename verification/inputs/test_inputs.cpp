@@ -102,8 +102,8 @@ TEST(TopologyFile, ParsesValidFileWithCommentsBlankLinesAndUnits) {
       "0 4 100Gbps 1000ns 0\n"
       "1 4 25000Mbps 0.001ms 0.001\n"
       "\n"
-      "2 5 1Tbps 500ps 1\n"
-      "3 5 10kbps 1us 0\n"
+      "2 5 1Tbps 500ps 0.999\n"
+      "3 5 10000kbps 1us 0\n"
       "4 5 400Gbps 1s 0\n"
       "5 4 2e9bps 0ns 0";  // no final newline
   const TopologyFile t = parse_topology_file_text(text, "toy.txt");
@@ -122,8 +122,8 @@ TEST(TopologyFile, ParsesValidFileWithCommentsBlankLinesAndUnits) {
   EXPECT_EQ(t.links[2].line, 9);
   EXPECT_DOUBLE_EQ(t.links[2].rate_gbps, 1000);
   EXPECT_DOUBLE_EQ(t.links[2].delay_ns, 0.5);
-  EXPECT_DOUBLE_EQ(t.links[2].error_rate, 1);
-  EXPECT_DOUBLE_EQ(t.links[3].rate_gbps, 1e-5);
+  EXPECT_DOUBLE_EQ(t.links[2].error_rate, 0.999);  // below 1: every packet lost would resend forever
+  EXPECT_DOUBLE_EQ(t.links[3].rate_gbps, 1e-2);     // at least 0.001 Gb/s, the range of link.rate_gbps
   EXPECT_DOUBLE_EQ(t.links[3].delay_ns, 1000);
   EXPECT_DOUBLE_EQ(t.links[4].delay_ns, 1e9);
   EXPECT_EQ(t.links[5].a, 5u);
@@ -253,8 +253,15 @@ const ErrorCase kTopologyErrors[] = {
      "delay '2000s' is above the supported maximum of 1000s"},
     {"DelayNotNumber", with_line(kTopo, 3, "0 4 100Gbps short 0"), 3,
      "delay 'short' must be a number followed by a unit: ps, ns"},
-    {"ErrorRateAboveOne", with_line(kTopo, 3, "0 4 100Gbps 1000ns 1.5"), 3, "error_rate '1.5' is outside [0, 1]"},
-    {"ErrorRateNegative", with_line(kTopo, 3, "0 4 100Gbps 1000ns -0.1"), 3, "error_rate '-0.1' is outside [0, 1]"},
+    {"ErrorRateAboveOne", with_line(kTopo, 3, "0 4 100Gbps 1000ns 1.5"), 3, "error_rate '1.5' is outside [0, 1)"},
+    {"ErrorRateOne", with_line(kTopo, 3, "0 4 100Gbps 1000ns 1"), 3,
+     "error_rate '1' is outside [0, 1) (a packet loss probability; 0 <= error_rate < 1)"},
+    {"RateBelowMinimum", with_line(kTopo, 3, "0 4 0.5Mbps 1000ns 0"), 3,
+     "rate '0.5Mbps' is outside the supported 0.001Gbps (1Mbps) .. 100000Gbps (100Tbps)"},
+    {"RateTinyActsInfinitelyFast", with_line(kTopo, 3, "0 4 0.003bps 1000ns 0"), 3, "rate '0.003bps' is outside"},
+    {"RateAboveMaximum", with_line(kTopo, 3, "0 4 101Tbps 1000ns 0"), 3,
+     "rate '101Tbps' is outside the supported 0.001Gbps (1Mbps) .. 100000Gbps (100Tbps), the range of link.rate_gbps"},
+    {"ErrorRateNegative", with_line(kTopo, 3, "0 4 100Gbps 1000ns -0.1"), 3, "error_rate '-0.1' is outside [0, 1)"},
     {"ErrorRateNotNumber", with_line(kTopo, 3, "0 4 100Gbps 1000ns none"), 3,
      "error_rate must be a number, got 'none'"},
     {"ErrorRateNaN", with_line(kTopo, 3, "0 4 100Gbps 1000ns nan"), 3, "error_rate must be a finite number, got 'nan'"},
@@ -272,7 +279,7 @@ const ErrorCase kTopologyErrors[] = {
     {"BinaryGarbage", std::string("\x01\xff 2 6\n"), 1,
      "node_count must be a non-negative whole number, got '\\x01\\xff'"},
     {"LineNumbersCountCommentsAndBlanks", "# header follows\n\n" + with_line(kTopo, 3, "0 4 100Gbps 1000ns 2"), 5,
-     "error_rate '2' is outside [0, 1]"},
+     "error_rate '2' is outside [0, 1)"},
 };
 INSTANTIATE_TEST_SUITE_P(Cases, TopologyFileError, ::testing::ValuesIn(kTopologyErrors), case_name);
 
@@ -406,6 +413,10 @@ const ErrorCase kCdfErrors[] = {
     {"SizeNaN", "0 0\nnan 100\n", 2, "size in bytes must be a finite number, got 'nan'"},
     {"CdfNotNumber", "0 0\n100 all\n", 2, "cdf_percent must be a number, got 'all'"},
     {"Vl2MiddleNotNumber", "1 x 0\n2 1 1\n", 1, "middle column (normally 1) must be a number, got 'x'"},
+    {"AllSizesZero", "0 0\n0 100\n", 2,
+     "the largest size a flow can take is 0 bytes; a flow-size CDF needs a largest size of at least 1 byte"},
+    {"Vl2AllSizesZero", "0 1 0\n0 1 0.5\n0 1 1\n", 3, "the largest size a flow can take is 0 bytes"},
+    {"LargestReachableSizeBelowAByte", "0 0\n0.4 100\n5 100\n", 3, "the largest size a flow can take is 0.4 bytes"},
     {"SizeTooLarge", "0 0\n1e20 100\n", 2, "size '1e20' is above the largest supported flow of 2^53 bytes"},
 };
 INSTANTIATE_TEST_SUITE_P(Cases, CdfError, ::testing::ValuesIn(kCdfErrors), case_name);

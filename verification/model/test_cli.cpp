@@ -142,6 +142,13 @@ TEST_P(BadInput, StopsWithStatus2AndSaysWhatIsAccepted) {
   EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
 }
 
+// A directory where a scenario file is expected.
+std::string scenario_dir() {
+  const auto dir = std::filesystem::temp_directory_path() / ("netasic-cli-" + std::to_string(getpid()) + "-scenario-dir");
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
 std::vector<BadCase> bad_cases() {
   const std::string two_hosts = "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n";
   return {
@@ -187,11 +194,83 @@ std::vector<BadCase> bad_cases() {
        "switch.fc.queues = 3 does not divide into switch.fc.groups = 2"},
       {"ingress_latency_below_latency", "--set switch.ingress_latency_ns=400",
        "switch.ingress_latency_ns (400 ns) must be below switch.latency_ns"},
+      // Inputs that used to run silently or give a wrong answer.
+      {"seed_negative", "--seed -1", "--seed: sim.seed = '-1': out of range; accepted: integer 0..1e+18"},
+      {"seed_above_maximum", "--seed 1000000000000000001", "--seed: sim.seed = '1000000000000000001': out of range"},
+      {"seed_not_integer", "--seed 0x10", "--seed: sim.seed = '0x10': not an integer"},
+      {"scenario_is_directory", scenario_dir(), scenario_dir() + ": is a directory, not a scenario file"},
+      {"yaml_duplicate_key", write_temp("dup.yaml", "link:\n  rate_gbps: 100\n  rate_gbps: 200\n"),
+       "dup.yaml:3: duplicate key 'rate_gbps' (link.rate_gbps) in one map, first on line 2"},
+      {"yaml_nested_and_dotted", write_temp("dotted.yaml", "link: {rate_gbps: 100}\nlink.rate_gbps: 200\n"),
+       "dotted.yaml:2: key 'link.rate_gbps' is already set on line 1"},
+      {"yaml_second_document", write_temp("docs.yaml", "link:\n  rate_gbps: 100\n---\nlink:\n  rate_gbps: 200\n"),
+       "docs.yaml:4: a second YAML document"},
+      {"hex_number", "--set link.rate_gbps=0x10", "link.rate_gbps = '0x10': not a number"},
+      {"hex_integer_yaml", write_temp("hex.yaml", "nic:\n  mtu_bytes: 0x400\n"),
+       "hex.yaml:2: nic.mtu_bytes = '0x400': not an integer"},
+      {"taper_not_whole", "--set topology.fat_tree.taper=1.3",
+       "topology.fat_tree.taper = 1.3: with k = 8 the hosts per edge switch, taper * k/2 = 5.2, are not whole"},
+      {"topology_rate_too_slow",
+       "--set topology.type=file --set topology.file=" + write_temp("topo_slow.txt", "3 1 2\n2\n0 2 0.003bps 1000ns 0\n1 2 100Gbps 1000ns 0\n"),
+       "topo_slow.txt:3: rate '0.003bps' is outside the supported 0.001Gbps"},
+      {"topology_rate_too_fast",
+       "--set topology.type=file --set topology.file=" + write_temp("topo_fast.txt", "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 1000Tbps 1000ns 0\n"),
+       "topo_fast.txt:4: rate '1000Tbps' is outside the supported"},
+      {"topology_error_rate_one",
+       "--set topology.type=file --set topology.file=" + write_temp("topo_lossy.txt", "3 1 2\n2\n0 2 100Gbps 1000ns 1\n1 2 100Gbps 1000ns 0\n"),
+       "topo_lossy.txt:3: error_rate '1' is outside [0, 1)"},
+      {"slowed_link_too_slow", "--set topology.type=leaf_spine --set topology.leaf_spine.slow_links=0-0:1e-300",
+       "runs at 2e-298 Gb/s, below the model's minimum of 1 b/s"},
+      {"slow_factor_hex", "--set topology.type=leaf_spine --set topology.leaf_spine.slow_links=0-0:0x0.8",
+       "topology.leaf_spine.slow_links: '0-0:0x0.8': FACTOR must be a plain decimal number in (0, 1]"},
+      {"remove_link_with_trailing_text", "--set topology.type=leaf_spine --set topology.leaf_spine.remove_links=0-1:0.5",
+       "topology.leaf_spine.remove_links: '0-1:0.5' is not LEAF-SPINE"},
+      {"cdf_all_zero", "--set workload.type=random --set workload.cdf=" + write_temp("zero_cdf.txt", "0 0\n0 100\n"),
+       "zero_cdf.txt:2: the largest size a flow can take is 0 bytes"},
+      {"flow_size_too_many_packets", "--set workload.size_bytes=1000000000000 --set nic.mtu_bytes=64",
+       "workload.size_bytes: a flow of 1000000000000 bytes is 15625000000 packets"},
+      {"flow_file_too_many_packets",
+       "--set topology.type=file --set topology.file=" + write_temp("topo_ok3.txt", two_hosts) +
+           " --set workload.type=file --set workload.file=" + write_temp("flows_big.txt", "1\n0 1 3 100 17592186048512 0\n"),
+       "flows_big.txt:2: size_bytes: a flow of 17592186048512 bytes is 4294967297 packets"},
   };
 }
 
 INSTANTIATE_TEST_SUITE_P(Cli, BadInput, ::testing::ValuesIn(bad_cases()),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// `netasic sweep`: bad options and a directory as the base scenario stop before any point runs.
+TEST(Cli, SweepRejectsNegativeCountsAndADirectoryAsBase) {
+  const std::string sweep = write_temp("ok_sweep.yaml", "grid:\n  sim.seed: [1, 2]\n");
+  Result r = netasic_cmd("sweep " + sweep + " --dry-run -j -1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("sweep: -j/--jobs -1: accepted 0 (one worker per core) .. 4096"), std::string::npos) << r.output;
+  r = netasic_cmd("sweep " + sweep + " --dry-run --retries -1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("sweep: --retries -1: accepted 0 .. 100"), std::string::npos) << r.output;
+  r = netasic_cmd("sweep " + sweep + " --dry-run -j 2 --retries 0");
+  EXPECT_EQ(r.status, 0) << r.output;
+  const std::string dir_base = write_temp("dir_base_sweep.yaml", "base: " + scenario_dir() + "\ngrid:\n  sim.seed: [1, 2]\n");
+  r = netasic_cmd("sweep " + dir_base + " --dry-run");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find(scenario_dir() + ": is a directory, not a scenario file"), std::string::npos) << r.output;
+  // A second grid section, a key set twice and a second document would be dropped or win silently.
+  for (const auto& [name, text, expect] : std::vector<std::array<std::string, 3>>{
+           {"two_grids.yaml", "grid:\n  sim.seed: [1, 2]\ngrid:\n  sim.seed: [3]\n",
+            "two_grids.yaml:3: section 'grid' appears again (first on line 1)"},
+           {"set_twice.yaml", "set:\n  link:\n    rate_gbps: 100\n  link.rate_gbps: 200\ngrid:\n  sim.seed: [1]\n",
+            "set_twice.yaml:4: set: key 'link.rate_gbps' is set twice"},
+           {"hex_seeds.yaml", "seeds: 0x3\n", "hex_seeds.yaml: key 'seeds': '0x3' is not an integer"},
+           {"two_docs.yaml", "grid:\n  sim.seed: [1, 2]\n---\ngrid:\n  sim.seed: [3]\n",
+            "two_docs.yaml:4: a second YAML document"}}) {
+    r = netasic_cmd("sweep " + write_temp(name, text) + " --dry-run");
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_NE(r.output.find(expect), std::string::npos) << r.output;
+  }
+  r = netasic_cmd("sweep " + scenario_dir() + " --dry-run");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find(scenario_dir() + ": is a directory, not a sweep file"), std::string::npos) << r.output;
+}
 
 }  // namespace
 }  // namespace netasic

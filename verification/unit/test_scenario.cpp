@@ -77,6 +77,65 @@ TEST(Scenario, WrongTypeOutOfRangeAndBadChoice) {
   EXPECT_NE(e.find("not valid YAML"), std::string::npos) << e;
 }
 
+TEST(Scenario, NumbersArePlainDecimalAndIntegerRangesExact) {
+  Scenario s;
+  // Hex, hex floats, inf and nan are not decimal, in a number or an integer key, from --set or YAML.
+  for (const char* bad : {"link.rate_gbps=0x10", "link.rate_gbps=0x1p4", "link.rate_gbps=inf", "link.rate_gbps=1e",
+                          "link.rate_gbps=.", "link.rate_gbps=1.5.2"}) {
+    const std::string e = error_of([&] { s.set_assignment(bad); });
+    EXPECT_NE(e.find("not a number"), std::string::npos) << bad << ": " << e;
+    EXPECT_NE(e.find("accepted: number 0.001..100000"), std::string::npos) << e;
+  }
+  std::string e = error_of([&] { s.load_yaml_text("nic:\n  mtu_bytes: 0x400\n", "hex.yaml"); });
+  EXPECT_NE(e.find("hex.yaml:2: nic.mtu_bytes = '0x400': not an integer"), std::string::npos) << e;
+  e = error_of([&] { s.set_assignment("nic.mtu_bytes=+0x400"); });
+  EXPECT_NE(e.find("not an integer"), std::string::npos) << e;
+  // Decimal forms the registry documents still parse.
+  s.set_assignment("link.rate_gbps=1e2");
+  EXPECT_DOUBLE_EQ(s.number("link.rate_gbps"), 100);
+  s.set_assignment("link.rate_gbps=.5");
+  EXPECT_DOUBLE_EQ(s.number("link.rate_gbps"), 0.5);
+  s.set_assignment("failures.degraded_factor=1E-6");
+  EXPECT_DOUBLE_EQ(s.number("failures.degraded_factor"), 1e-6);
+  s.set_assignment("nic.mtu_bytes=+1024");
+  EXPECT_EQ(s.integer("nic.mtu_bytes"), 1024);
+  // sim.seed's maximum is 1e18 exactly: one above it is out of range (a double comparison let it pass).
+  s.set_assignment("sim.seed=1000000000000000000");
+  EXPECT_EQ(s.integer("sim.seed"), 1000000000000000000LL);
+  e = error_of([&] { s.set_assignment("sim.seed=1000000000000000001"); });
+  EXPECT_NE(e.find("sim.seed = '1000000000000000001': out of range; accepted: integer 0..1e+18"),
+            std::string::npos) << e;
+  e = error_of([&] { s.set("sim.seed", "-1", "--seed"); });
+  EXPECT_NE(e.find("--seed: sim.seed = '-1': out of range"), std::string::npos) << e;
+}
+
+TEST(Scenario, YamlKeySetTwiceOrSecondDocumentNamesFileLineAndKey) {
+  Scenario s;
+  std::string e = error_of([&] { s.load_yaml_text("link:\n  rate_gbps: 100\n  rate_gbps: 200\n", "dup.yaml"); });
+  EXPECT_NE(e.find("dup.yaml:3: duplicate key 'rate_gbps' (link.rate_gbps) in one map, first on line 2"),
+            std::string::npos) << e;
+  e = error_of([&] { s.load_yaml_text("link:\n  rate_gbps: 100\nnic:\n  mtu_bytes: 1024\nlink:\n  prop_delay_ns: 5\n",
+                                      "dupmap.yaml"); });
+  EXPECT_NE(e.find("dupmap.yaml:5: duplicate key 'link'"), std::string::npos) << e;
+  e = error_of([&] { s.load_yaml_text("link:\n  rate_gbps: 100\nlink.rate_gbps: 200\n", "dotted.yaml"); });
+  EXPECT_NE(e.find("dotted.yaml:3: key 'link.rate_gbps' is already set on line 2"), std::string::npos) << e;
+  e = error_of([&] { s.load_yaml_text("link.rate_gbps: 200\nlink:\n  rate_gbps: 100\n", "dotted2.yaml"); });
+  EXPECT_NE(e.find("dotted2.yaml:3: key 'link.rate_gbps' is already set on line 1"), std::string::npos) << e;
+  e = error_of([&] { s.load_yaml_text("link:\n  rate_gbps: 100\n---\nlink:\n  rate_gbps: 200\n", "docs.yaml"); });
+  EXPECT_NE(e.find("docs.yaml:4: a second YAML document"), std::string::npos) << e;
+  // One document, with or without its markers, and distinct keys in both spellings, are fine.
+  Scenario ok;
+  ok.load_yaml_text("---\nlink:\n  rate_gbps: 100\nlink.prop_delay_ns: 5\n...\n", "ok.yaml");
+  EXPECT_DOUBLE_EQ(ok.number("link.rate_gbps"), 100);
+  EXPECT_DOUBLE_EQ(ok.number("link.prop_delay_ns"), 5);
+}
+
+TEST(Scenario, DirectoryIsNotAScenarioFile) {
+  Scenario s;
+  const std::string e = error_of([&] { s.load_yaml_file("/tmp"); });
+  EXPECT_NE(e.find("/tmp: is a directory, not a scenario file"), std::string::npos) << e;
+}
+
 TEST(Scenario, ChoiceKeysReadAsTheirEnum) {
   Scenario s;
   EXPECT_EQ(s.choice<RoutingPolicy>("routing.policy"), RoutingPolicy::ecmp);

@@ -1,7 +1,11 @@
 // Topology generators (node and link counts, asymmetry, degradation) and workload generators.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <functional>
 #include <set>
+#include <unistd.h>
 
 #include "tb/topology.h"
 #include "tb/workload.h"
@@ -9,6 +13,15 @@
 
 namespace netasic {
 namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 Scenario with(std::initializer_list<std::string> sets) {
   Scenario s;
@@ -24,6 +37,13 @@ TEST(Topology, FatTreeCounts) {
   const Topology tapered = build_topology(with({"topology.fat_tree.k=4", "topology.fat_tree.taper=2"}));
   EXPECT_EQ(tapered.hosts(), 32u);
   EXPECT_THROW(build_topology(with({"topology.fat_tree.k=5"})), InputError);
+  // taper * k/2 hosts per edge switch must be whole: 1.25 and 1.5 give 5 and 6 for k = 8, 1.3 gives 5.2.
+  EXPECT_EQ(build_topology(with({"topology.fat_tree.taper=1.25"})).hosts(), 32u * 5u);
+  EXPECT_EQ(build_topology(with({"topology.fat_tree.taper=1.5"})).hosts(), 32u * 6u);
+  const std::string e = error_of([] { build_topology(with({"topology.fat_tree.taper=1.3"})); });
+  EXPECT_NE(e.find("topology.fat_tree.taper = 1.3: with k = 8 the hosts per edge switch, taper * k/2 = 5.2, are "
+                   "not whole; accepted for k = 8: multiples of 1/4 (e.g. 1.25, 1.5, 1.75)"),
+            std::string::npos) << e;
 }
 
 TEST(Topology, LeafSpineAsymmetry) {
@@ -103,6 +123,50 @@ TEST(Workload, BadIncastAndEmptyFiles) {
       { const Scenario s = with({"topology.fat_tree.k=4", "workload.type=file"});
         build_workload(s, build_topology(s)); },
       InputError);
+}
+
+// A VL2-format CDF (sizes in 1460-byte packets) up to 10^9 packets: 1.46e12 bytes.
+std::string test_cdf_path() {
+  const auto path = std::filesystem::temp_directory_path() / ("netasic-unit-" + std::to_string(getpid()) + "-big.cdf");
+  std::ofstream(path) << "1 1 0\n1000000000 1 1\n";
+  return path.string();
+}
+
+// Packet counts and PSNs are 32-bit: a flow of 2^32 - 1 packets or more is refused where its size is given.
+TEST(Workload, FlowTooManyPacketsForThe32BitPacketCount) {
+  std::string e = error_of([] {
+    const Scenario s = with({"topology.fat_tree.k=4", "workload.size_bytes=1000000000000", "nic.mtu_bytes=64"});
+    build_workload(s, build_topology(s));
+  });
+  EXPECT_NE(e.find("workload.size_bytes: a flow of 1000000000000 bytes is 15625000000 packets of nic.mtu_bytes = 64; "
+                   "the model counts a flow's packets in 32 bits: at most 4294967294 packets (274877906816 bytes"),
+            std::string::npos) << e;
+  // The largest size that fits (4294967294 packets of 64 bytes) is accepted.
+  {
+    const Scenario s = with({"topology.fat_tree.k=4", "workload.type=incast", "workload.incast.senders=1",
+                             "workload.size_bytes=274877906816", "nic.mtu_bytes=64"});
+    EXPECT_EQ(build_workload(s, build_topology(s)).flows.at(0).size_bytes, 274877906816u);
+  }
+  e = error_of([] {
+    const Scenario s = with({"topology.fat_tree.k=4", "workload.type=incast", "workload.size_bytes=274877906817",
+                             "nic.mtu_bytes=64"});
+    build_workload(s, build_topology(s));
+  });
+  EXPECT_NE(e.find("is 4294967295 packets"), std::string::npos) << e;
+  // CDF sizes, after scaling (the VL2 format counts 1460-byte packets).
+  const std::string cdf = test_cdf_path();
+  e = error_of([&] {
+    const Scenario s = with({"topology.fat_tree.k=4", "workload.type=random", "workload.cdf=" + cdf, "nic.mtu_bytes=64"});
+    build_workload(s, build_topology(s));
+  });
+  EXPECT_NE(e.find("workload.cdf = " + cdf + ": its largest size: a flow of 1460000000000 bytes"), std::string::npos) << e;
+  e = error_of([] {
+    const Scenario s = with({"topology.fat_tree.k=4", "workload.type=random", "workload.incast_mix.load=0.1",
+                             "workload.incast_mix.degree=2", "workload.incast_mix.max_bytes=1000000000000",
+                             "nic.mtu_bytes=64"});
+    build_workload(s, build_topology(s));
+  });
+  EXPECT_NE(e.find("workload.incast_mix.max_bytes: a flow of 1000000000000 bytes"), std::string::npos) << e;
 }
 
 }  // namespace
