@@ -131,6 +131,21 @@ class Transport : public Reporting {
   }
   // The window (nic.window_bytes, capped by the congestion window) lets `payload` more bytes go.
   bool window_allows(const Flow& f, std::uint32_t payload) const;
+  // Packet `psn` of the flow (a resend or a new one) with its payload: ready when the window lets it go.
+  SendChoice window_choice(const Flow& f, std::uint32_t psn, bool resend) const {
+    SendChoice c;
+    c.resend = resend;
+    c.psn = psn;
+    c.payload = ctx_.payload_of(f, psn);
+    c.kind = window_allows(f, c.payload) ? SendChoice::ready : SendChoice::blocked;
+    return c;
+  }
+  // Every packet of the flow went once: the scheduler drops it (a NACK or a timeout brings it back).
+  static SendChoice all_sent() {
+    SendChoice c;
+    c.kind = SendChoice::done;
+    return c;
+  }
   // A new packet (not a resend) went: the flow's send point moves on.
   static void advance(Flow& f, std::uint32_t psn) {
     if (psn >= f.sent_high) f.sent_high = psn + 1;

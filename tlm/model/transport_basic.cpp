@@ -31,16 +31,9 @@ class BasicTransport final : public Transport {
 
   SendChoice next(Flow& f) override {
     const Sender& s = tx_[f.tx_slot];
-    SendChoice c;
     while (f.next_psn < f.packets && s.acked[f.next_psn]) ++f.next_psn;  // acknowledged after a rewind
-    if (f.next_psn >= f.packets) {
-      c.kind = SendChoice::done;
-      return c;
-    }
-    c.psn = f.next_psn;
-    c.payload = ctx_.payload_of(f, c.psn);
-    c.kind = window_allows(f, c.payload) ? SendChoice::ready : SendChoice::blocked;
-    return c;
+    if (f.next_psn >= f.packets) return all_sent();
+    return window_choice(f, f.next_psn, false);
   }
   void on_sent(Flow& f, const SendChoice& c) override {
     advance(f, c.psn);
@@ -145,18 +138,11 @@ class GoBackNTransport final : public Transport {
   }
 
   SendChoice next(Flow& f) override {
-    SendChoice c;
     // Acknowledgements are cumulative: after a rewind, skip what was acknowledged meanwhile.
     const std::uint32_t acked_upto = tx_[f.tx_slot].acked_upto;
     while (f.next_psn < f.packets && f.next_psn < acked_upto) ++f.next_psn;
-    if (f.next_psn >= f.packets) {
-      c.kind = SendChoice::done;
-      return c;
-    }
-    c.psn = f.next_psn;
-    c.payload = ctx_.payload_of(f, c.psn);
-    c.kind = window_allows(f, c.payload) ? SendChoice::ready : SendChoice::blocked;
-    return c;
+    if (f.next_psn >= f.packets) return all_sent();
+    return window_choice(f, f.next_psn, false);
   }
   void on_sent(Flow& f, const SendChoice& c) override {
     advance(f, c.psn);

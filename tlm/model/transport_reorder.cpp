@@ -201,10 +201,7 @@ SendChoice ReorderTransport::next(Flow& f) {
   c.resend = !s.resend.empty();
   if (!c.resend) {
     while (f.next_psn < f.packets && s.acked[f.next_psn]) ++f.next_psn;
-    if (f.next_psn >= f.packets) {
-      c.kind = SendChoice::done;
-      return c;
-    }
+    if (f.next_psn >= f.packets) return all_sent();
   }
   c.psn = c.resend ? *s.resend.begin() : f.next_psn;
   c.payload = ctx_.payload_of(f, c.psn);

@@ -30,22 +30,13 @@ class SelectiveRepeatTransport final : public Transport {
 
   SendChoice next(Flow& f) override {
     Sender& s = tx_[f.tx_slot];
-    SendChoice c;
     // A hole presumed lost goes before new data; those acknowledged meanwhile are dropped.
     while (!s.resend.empty() && (*s.resend.begin() < s.tx.cumulative() || s.acked[*s.resend.begin()]))
       s.resend.erase(s.resend.begin());
-    c.resend = !s.resend.empty();
-    if (!c.resend) {
-      while (f.next_psn < f.packets && s.acked[f.next_psn]) ++f.next_psn;
-      if (f.next_psn >= f.packets) {
-        c.kind = SendChoice::done;
-        return c;
-      }
-    }
-    c.psn = c.resend ? *s.resend.begin() : f.next_psn;
-    c.payload = ctx_.payload_of(f, c.psn);
-    c.kind = window_allows(f, c.payload) ? SendChoice::ready : SendChoice::blocked;
-    return c;
+    if (!s.resend.empty()) return window_choice(f, *s.resend.begin(), true);
+    while (f.next_psn < f.packets && s.acked[f.next_psn]) ++f.next_psn;
+    if (f.next_psn >= f.packets) return all_sent();
+    return window_choice(f, f.next_psn, false);
   }
   void on_sent(Flow& f, const SendChoice& c) override {
     Sender& s = tx_[f.tx_slot];
