@@ -35,12 +35,7 @@ void check_egress_fc(const Scenario& s, const EgressFcConfig& fc, std::uint32_t 
                                    "and rsvQ); switch.fc.queues = {} in switch.fc.groups = {}",
                                    fc.queues, fc.groups));
   }
-  if (fc.q_low_bytes && fc.q_high_bytes && fc.q_low_bytes > fc.q_high_bytes)
-    throw InputError(fmt::format("switch.fc.q_low_bytes = {} is above switch.fc.q_high_bytes = {}", fc.q_low_bytes,
-                                 fc.q_high_bytes));
-  if (fc.pfc_xoff_bytes && fc.pfc_xon_bytes > fc.pfc_xoff_bytes)
-    throw InputError(fmt::format("switch.pfc.xon_bytes = {} is above switch.pfc.xoff_bytes = {}", fc.pfc_xon_bytes,
-                                 fc.pfc_xoff_bytes));
+  EgressFc::check_thresholds(fc);
 }
 
 }  // namespace

@@ -16,6 +16,15 @@ void EgressFc::check_groups(const EgressFcConfig& c) {
     throw InputError(fmt::format("switch.fc.groups = {}: accepted 1..{}", c.groups, kClasses));
 }
 
+void EgressFc::check_thresholds(const EgressFcConfig& c) {
+  if (c.q_low_bytes && c.q_high_bytes && c.q_low_bytes > c.q_high_bytes)
+    throw InputError(fmt::format("switch.fc.q_low_bytes = {} is above switch.fc.q_high_bytes = {}", c.q_low_bytes,
+                                 c.q_high_bytes));
+  if (c.pfc_xoff_bytes && c.pfc_xon_bytes > c.pfc_xoff_bytes)
+    throw InputError(fmt::format("switch.pfc.xon_bytes = {} is above switch.pfc.xoff_bytes = {}", c.pfc_xon_bytes,
+                                 c.pfc_xoff_bytes));
+}
+
 std::uint32_t EgressFc::queues_per_group(const EgressFcConfig& c) {
   check_groups(c);
   if (c.queues < 1 || c.queues > 128)
@@ -30,12 +39,7 @@ EgressFc::EgressFc(const EgressFcConfig& c, std::uint16_t radix, PacketPool& poo
                    std::uint32_t per_group)
     : config_(c), rng_(rng), pool_(pool) {
   check_groups(c);
-  if (c.q_low_bytes && c.q_high_bytes && c.q_low_bytes > c.q_high_bytes)
-    throw InputError(fmt::format("switch.fc.q_low_bytes = {} is above switch.fc.q_high_bytes = {}", c.q_low_bytes,
-                                 c.q_high_bytes));
-  if (c.pfc_xoff_bytes && c.pfc_xon_bytes > c.pfc_xoff_bytes)
-    throw InputError(fmt::format("switch.pfc.xon_bytes = {} is above switch.pfc.xoff_bytes = {}", c.pfc_xon_bytes,
-                                 c.pfc_xoff_bytes));
+  check_thresholds(c);
   ports_.resize(radix);
   for (std::uint16_t o = 0; o < radix; ++o) {
     ports_[o].group_queues.resize(c.groups);

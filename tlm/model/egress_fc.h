@@ -132,6 +132,9 @@ class EgressFc : public Reporting {
   const EgressFcConfig& config() const { return config_; }
   // Collisions the FlowSail tables counted (flows sharing an NFT entry), over every port; 0 elsewhere.
   virtual std::uint64_t nft_collisions() const { return 0; }
+  // Explicit thresholds that contradict each other (q_low above q_high, PFC XON above XOFF): InputError
+  // naming the keys. Run when a scheme is built; the testbench's builder runs it first.
+  static void check_thresholds(const EgressFcConfig& c);
   // The flow_control section of summary.json: this switch's frames, marks and high-water marks (once per
   // run, the time sources spent paused).
   void report(Report& r) const override;

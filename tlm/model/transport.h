@@ -140,6 +140,13 @@ class Transport : public Reporting {
     c.kind = window_allows(f, c.payload) ? SendChoice::ready : SendChoice::blocked;
     return c;
   }
+  // No progress for a whole timeout: the flow goes back to its first packet not in `acked`, nothing in flight.
+  static void rewind(Flow& f, const std::vector<bool>& acked) {
+    std::uint32_t first = 0;
+    while (first < f.packets && acked[first]) ++first;
+    f.next_psn = first;
+    f.inflight_bytes = 0;
+  }
   // Every packet of the flow went once: the scheduler drops it (a NACK or a timeout brings it back).
   static SendChoice all_sent() {
     SendChoice c;

@@ -59,14 +59,7 @@ class BasicTransport final : public Transport {
     while (s.acked_upto < f.packets && s.acked[s.acked_upto]) ++s.acked_upto;
     return s.acked_upto;
   }
-  void on_timeout(Flow& f) override {
-    // No progress for a whole timeout: go back to the first unacknowledged packet.
-    const Sender& s = tx_[f.tx_slot];
-    std::uint32_t first = 0;
-    while (first < f.packets && s.acked[first]) ++first;
-    f.next_psn = first;
-    f.inflight_bytes = 0;
-  }
+  void on_timeout(Flow& f) override { rewind(f, tx_[f.tx_slot].acked); }
 
  private:
   struct Sender {

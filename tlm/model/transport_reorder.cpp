@@ -55,14 +55,7 @@ class ReorderTransport final : public Transport {
  protected:
   bool on_data(Flow& f, Packet* p) override;
   std::uint32_t on_ack(Flow& f, const Packet* p) override;
-  void on_timeout(Flow& f) override {
-    // No progress for a whole timeout: go back to the first unacknowledged packet.
-    const Sender& s = tx_[f.tx_slot];
-    std::uint32_t first = 0;
-    while (first < f.packets && s.acked[first]) ++first;
-    f.next_psn = first;
-    f.inflight_bytes = 0;
-  }
+  void on_timeout(Flow& f) override { rewind(f, tx_[f.tx_slot].acked); }
 
  private:
   // Source: cumulative ACK point, packets to resend (NACKed), injection mode.
