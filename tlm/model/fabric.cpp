@@ -28,6 +28,7 @@ Fabric::Fabric(const sc_core::sc_module_name& name, Ps sync_quantum_ps, Ps horiz
 void Fabric::run_due_events() {
   const Ps sc_now = sc_core::sc_time_stamp().value();
   const Ps horizon = sc_now + quantum_;
+  running_ = true;
   while (!queue_.empty() && !stop_) {
     const Event& top = queue_.top();
     if (top.time > horizon) break;
@@ -64,14 +65,19 @@ void Fabric::run_due_events() {
       }
     }
   }
+  running_ = false;
   if (stop_) {
     sc_core::sc_stop();
     return;
   }
-  if (!queue_.empty()) {
-    const Ps next = queue_.top().time;
-    wake_.notify(sc_core::sc_time::from_value(next > sc_now ? next - sc_now : 0));
-  }
+  wake_for_next();
+}
+
+void Fabric::wake_for_next() {
+  if (stop_ || queue_.empty()) return;
+  // A notification earlier than the pending one replaces it; a later one is dropped (sc_event::notify).
+  const Ps next = queue_.top().time, sc_now = sc_core::sc_time_stamp().value();
+  wake_.notify(sc_core::sc_time::from_value(next > sc_now ? next - sc_now : 0));
 }
 
 }  // namespace netasic

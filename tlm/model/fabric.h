@@ -4,6 +4,10 @@
 // due by then (and, with a non-zero sync quantum, every event up to `quantum` ahead: TLM-2.0 temporal
 // decoupling, for pure-model runs where no other SystemC process needs the fabric to stay in lock step).
 // Components read the current time from now(), which equals sc_time_stamp() when the quantum is zero.
+//
+// Components outside the model meet the fabric's time through enter / leave / annotate (docs/tlm.md,
+// "Time"): the fabric is never behind SystemC (a caller from its own process first brings it up to
+// sc_time_stamp()) and never more than one quantum ahead of it.
 #pragma once
 
 #include <systemc>
@@ -32,6 +36,30 @@ class Fabric : public sc_core::sc_module {
   }
   PacketPool& pool() { return pool_; }
 
+  // A call from outside the model into one of its ports, with `delay` counted from sc_time_stamp() (as
+  // TLM-2.0 annotates): when it comes from another SystemC process, the fabric's time is first brought
+  // up to sc_time_stamp(); returns the delay counted from now(). A time the fabric has already run past
+  // (possible only for a delay below the quantum) is applied at now() and counted in late_external().
+  Ps enter(const sc_core::sc_time& delay) {
+    const Ps sc_now = sc_core::sc_time_stamp().value();
+    if (!running_ && sc_now > now_) now_ = sc_now;
+    const Ps at = sc_now + delay.value();
+    if (at >= now_) return at - now_;
+    ++late_external_;
+    return 0;
+  }
+  // After such a call: from another process, wakes the fabric for the earliest event it now holds.
+  void leave() {
+    if (!running_) wake_for_next();
+  }
+  // A delay counted from now(), counted from sc_time_stamp() instead (for a component outside the model).
+  sc_core::sc_time annotate(Ps delay) const {
+    const Ps at = now_ + delay, sc_now = sc_core::sc_time_stamp().value();
+    return sc_core::sc_time::from_value(at > sc_now ? at - sc_now : 0);
+  }
+  std::uint64_t late_external() const { return late_external_; }
+  Ps quantum() const { return quantum_; }
+
   // Ends the run after the event being processed (e.g. the last flow completed).
   void request_stop() { stop_ = true; }
   bool stopped() const { return stop_; }
@@ -50,6 +78,7 @@ class Fabric : public sc_core::sc_module {
 
  private:
   void run_due_events();
+  void wake_for_next();
 
   EventQueue queue_;
   PacketPool pool_;
@@ -59,6 +88,8 @@ class Fabric : public sc_core::sc_module {
   Ps time_limit_ = kNever;
   bool stop_ = false;
   bool hit_limit_ = false;
+  bool running_ = false;  // inside run_due_events
+  std::uint64_t late_external_ = 0;
   std::uint64_t events_ = 0;
   std::function<void()> progress_;
   std::chrono::duration<double> progress_interval_{1.0};

@@ -27,7 +27,6 @@ Link::Link(const sc_core::sc_module_name& name, Fabric& fabric, const LinkConfig
   hot_.overhead_bytes = config_.overhead_bytes;
   hot_.lossless = config_.lossless;
   hot_.errors = config_.error_rate > 0;
-  hot_.prop_time = sc_core::sc_time::from_value(config_.prop_ps);
   hot_.returns = hot_.first_returns.data();
   hot_.credit_mask = static_cast<std::uint32_t>(hot_.first_returns.size() - 1);
   if (config.vc_credit_bytes.size() > kMaxVcs)
@@ -38,9 +37,8 @@ Link::Link(const sc_core::sc_module_name& name, Fabric& fabric, const LinkConfig
   out.bind(bw_);
 }
 
-void Link::receive(std::uint16_t, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-  Packet* p = packet_of(payload);
-  const Ps start = hot_.fabric->now() + delay.value();
+bool Link::receive(std::uint16_t, Packet* p, Ps delay) {
+  const Ps start = hot_.fabric->now() + delay;
   if (start < hot_.busy_until) throw ModelError(fmt::format("{}: transmission overlaps the previous one", name()));
   const Ps ser = serialization(p->size_bytes);
   hot_.busy_until = start + ser;
@@ -53,15 +51,14 @@ void Link::receive(std::uint16_t, tlm::tlm_generic_payload& payload, sc_core::sc
     // A corrupted packet is dropped at the receiver's MAC; its buffer space was never used.
     ++corrupted_;
     if (config_.lossless) return_credits(p->vc, p->size_bytes);
-    payload.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     fabric_.pool().put(p);
-    return;
+    return false;
   }
-  sc_core::sc_time arrive = delay + hot_.prop_time;
-  hot_.rx(payload, arrive);
+  hot_.rx(p, delay + hot_.prop_ps);
+  return true;
 }
 
-void Link::end_of_elaboration() { hot_.rx = resolve_receiver(out.operator->()); }
+void Link::end_of_elaboration() { hot_.rx = resolve_receiver(out.operator->(), foreign_, fabric_); }
 
 void Link::credit_underflow(std::uint8_t vc) const {
   throw ModelError(fmt::format("{}: sender committed more than the receiver's buffer on VC {}", name(), vc));

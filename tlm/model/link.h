@@ -1,8 +1,9 @@
 // One direction of a cable: serialization at the (possibly degraded) rate, propagation delay, a per-packet
 // wire overhead, and lossless credit-based flow control per virtual channel (or lossy, no credits).
 //
-// The sender calls b_transport on `in` with `delay` = (transmission start - now); the link forwards the
-// same payload out of `out` with `delay` + propagation, i.e. the head-arrival offset at the receiver.
+// The sender hands a packet to `in` with `delay` = (transmission start - now); the link passes it on out of
+// `out` with `delay` + propagation, i.e. the head-arrival offset at the receiver. Both sockets are of the
+// packet protocol (tlm_ports.h); the model's own senders and receivers are called directly.
 // Credits come back through return_credits(): the receiver frees buffer, the credit reaches the sender
 // one propagation delay later, and the sender is told (LinkSender::on_credit).
 #pragma once
@@ -122,15 +123,17 @@ class Link : public sc_core::sc_module, public EventTarget {
   // The receiver's per-port state (null for a target that is not one of the model's ports).
   const void* receiver_hint() const { return hot_.rx.hint; }
   // The interface `in` is bound to: a sender whose socket reaches exactly this calls transmit() directly.
-  const tlm::tlm_fw_transport_if<>* target_if() const { return &fw_; }
-  void transmit(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) { receive(0, payload, delay); }
+  const PacketFwIf* target_if() const { return &fw_; }
+  void transmit(Packet* p, Ps delay) { receive(0, p, delay); }
   const void* rx_hint(std::uint16_t) const { return &hot_; }
 
  private:
   friend class PortTarget<Link>;
-  void receive(std::uint16_t, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  // False when the packet was corrupted (and dropped).
+  bool receive(std::uint16_t, Packet* p, Ps delay);
   PortTarget<Link> fw_{this, 0};
   NoBackwardPath bw_;
+  ForeignTarget foreign_;  // what `out` is bound to, when that is not one of the model's ports
   [[noreturn]] void credit_underflow(std::uint8_t vc) const;
   void absorb_due_credits() {
     const Ps now = hot_.fabric->now();
@@ -175,8 +178,7 @@ class Link : public sc_core::sc_module, public EventTarget {
     alignas(64) std::uint64_t packets = 0;
     std::uint64_t wire_bytes = 0;
     Ps busy_time = 0;
-    sc_core::sc_time prop_time;  // prop_ps as an sc_time (the receive path adds it to the delay)
-    DirectReceiver rx;           // what `out` is bound to (resolved at the end of elaboration)
+    DirectReceiver rx;            // what `out` is bound to (resolved at the end of elaboration)
     // The ring's first storage: returns come back about one propagation delay after they are made and an
     // emptied ring restarts at its first entry, so most links never need more than these four, and the
     // ring is then a line of the link's own instead of one elsewhere (grow_returns moves it to returns_).
@@ -196,16 +198,5 @@ class Link : public sc_core::sc_module, public EventTarget {
   std::uint32_t index_;
   std::uint64_t corrupted_ = 0;
 };
-
-// The payload carries a Packet* in its data pointer; these keep the cast in one place.
-inline void attach_packet(tlm::tlm_generic_payload& payload, Packet* p) {
-  payload.set_data_ptr(reinterpret_cast<unsigned char*>(p));
-  payload.set_data_length(p->size_bytes);
-  payload.set_command(tlm::TLM_WRITE_COMMAND);
-  payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-}
-inline Packet* packet_of(tlm::tlm_generic_payload& payload) {
-  return reinterpret_cast<Packet*>(payload.get_data_ptr());
-}
 
 }  // namespace netasic

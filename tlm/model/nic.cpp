@@ -100,11 +100,9 @@ void Nic::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const 
 
 void Nic::on_credit(std::uint16_t) { try_send(); }
 
-void Nic::receive(std::uint16_t, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-  Packet* p = packet_of(payload);
-  payload.set_response_status(tlm::TLM_OK_RESPONSE);
+void Nic::receive(std::uint16_t, Packet* p, Ps delay) {
   // Delivered when the tail is in, plus the NIC's receive processing.
-  const Ps tail = fabric_.now() + delay.value() + p->ser_ps;
+  const Ps tail = fabric_.now() + delay + p->ser_ps;
   fabric_.schedule(tail + config_.latency_ps, this, kReceive, reinterpret_cast<std::uint64_t>(p));
 }
 
@@ -223,10 +221,9 @@ void Nic::transmit(Packet* p, Ps start) {
   out_link_->take_credits(p->vc, p->size_bytes);
   p->t_sent = start;
   tx_free_at_ = start + out_link_->serialization(p->size_bytes);
-  attach_packet(payload_, p);
-  sc_core::sc_time delay = sc_core::sc_time::from_value(start - fabric_.now());
-  if (out_fw_ == out_link_->target_if()) out_link_->transmit(payload_, delay);  // bound to its link
-  else out_fw_->b_transport(payload_, delay);
+  const Ps delay = start - fabric_.now();
+  if (out_fw_ == out_link_->target_if()) out_link_->transmit(p, delay);  // bound to its link
+  else foreign_.send(p, delay);
 }
 
 void Nic::arm_timer(Flow& f, Ps at) {

@@ -139,14 +139,17 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
   std::uint32_t host() const { return host_; }
 
   void on_event(std::uint32_t kind, std::uint64_t data) override;
-  void start_of_simulation() override { out_fw_ = out.operator->(); }  // bindings are complete
+  void start_of_simulation() override {  // bindings are complete
+    out_fw_ = out.operator->();
+    foreign_.bind(out_fw_, &fabric_);
+  }
   void prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const override;
   void on_credit(std::uint16_t port) override;
 
  private:
   enum Event : std::uint32_t { kFlowStart = 1, kTxDone = 2, kReceive = 3, kTimeout = 4, kFgfcExpire = 5 };
   friend class PortTarget<Nic>;
-  void receive(std::uint16_t, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  void receive(std::uint16_t, Packet* p, Ps delay);
   const void* rx_hint(std::uint16_t) const { return &config_.latency_ps; }
   PortTarget<Nic> fw_{this, 0};
   NoBackwardPath bw_;
@@ -180,8 +183,8 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
   std::uint32_t host_;
   Link* in_link_ = nullptr;
   Link* out_link_ = nullptr;
-  tlm::tlm_fw_transport_if<>* out_fw_ = nullptr;  // what `out` is bound to (looked up at the start of simulation)
-  tlm::tlm_generic_payload payload_;
+  PacketFwIf* out_fw_ = nullptr;  // what `out` is bound to (looked up at the start of simulation)
+  ForeignTarget foreign_;         // `out` bound to something other than its link
   boost::circular_buffer<Packet*> control_;
   std::vector<std::uint32_t> active_;  // flows with packets left to send
   std::size_t rr_ = 0;

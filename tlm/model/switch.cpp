@@ -131,8 +131,7 @@ void Switch::start_of_simulation() {
   }
 }
 
-void Switch::receive(std::uint16_t i, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-  Packet* p = packet_of(payload);
+void Switch::receive(std::uint16_t i, Packet* p, Ps delay) {
   p->in_port = i;
   p->in_vc = p->vc;
   p->in_size = p->size_bytes;
@@ -142,9 +141,8 @@ void Switch::receive(std::uint16_t i, tlm::tlm_generic_payload& payload, sc_core
   if (config_.lossless && fill > ip.buffer[p->vc])
     throw ModelError(fmt::format("{}: input buffer of port {} VC {} overflows ({} > {} bytes)", name(), i, p->vc,
                                  fill, ip.buffer[p->vc]));
-  const Ps head = fabric_.now() + delay.value();
+  const Ps head = fabric_.now() + delay;
   p->t_tail = head + p->ser_ps;
-  payload.set_response_status(tlm::TLM_OK_RESPONSE);
   fabric_.schedule(on_clock(head + config_.ingress_ps), this, kArrive, reinterpret_cast<std::uint64_t>(p));
 }
 
@@ -467,11 +465,13 @@ void Switch::send(std::uint16_t o, Packet* p) {
   if (p->t_tail > ser && p->t_tail - ser > start) start = p->t_tail - ser;
   op.tx_free_at = start + ser;
   ++counters_.packets_forwarded;
-  tlm::tlm_generic_payload& payload = payload_;
-  attach_packet(payload, p);
-  sc_core::sc_time delay = sc_core::sc_time::from_value(start - now);
-  if (op.fw == link->target_if()) link->transmit(payload, delay);  // bound to its link: no virtual call
-  else op.fw->b_transport(payload, delay);
+  if (op.fw == link->target_if()) link->transmit(p, start - now);  // bound to its link: no virtual call
+  else send_foreign(op.fw, p, start - now);
+}
+
+void Switch::send_foreign(PacketFwIf* fw, Packet* p, Ps delay) {
+  foreign_.bind(fw, &fabric_);
+  foreign_.send(p, delay);
 }
 
 void Switch::fc_frame_in(Packet* p) {

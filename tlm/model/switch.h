@@ -136,7 +136,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   };
 
   friend class PortTarget<Switch>;
-  void receive(std::uint16_t port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  void receive(std::uint16_t port, Packet* p, Ps delay);
   const void* rx_hint(std::uint16_t port) const { return &in_ports_[port]; }
   std::vector<std::unique_ptr<PortTarget<Switch>>> fw_;
   NoBackwardPath bw_;
@@ -231,7 +231,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
     Link* link = nullptr;
     // The forward interface bound to out[o], looked up at the start of simulation: one pointer beside the
     // port's state instead of the socket's own (a cache line elsewhere) on every packet.
-    tlm::tlm_fw_transport_if<>* fw = nullptr;
+    PacketFwIf* fw = nullptr;
     Ps tx_free_at = 0;
     std::uint64_t backlog = 0;  // bytes in VOQs for this output plus its egress queues
     QueueBits egress_nonempty{};  // egress queues holding packets
@@ -280,9 +280,10 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   std::vector<PortLinks> port_links_;
   std::vector<OutPort> out_ports_;
   std::vector<InPort> in_ports_;
-  // The payload every output sends with: b_transport is synchronous and no receiver keeps the payload
-  // past the call (the packet travels by pointer), so one object serves all ports and stays in cache.
-  tlm::tlm_generic_payload payload_;
+  // An output bound to something other than its link (a component outside the model) gets the packet
+  // through this: b_transport is synchronous, so one payload serves all ports.
+  ForeignTarget foreign_;
+  void send_foreign(PacketFwIf* fw, Packet* p, Ps delay);
   std::vector<Fifo> voqs_;
   // An egress queue entry keeps what the output's scheduler reads (when the packet is through the crossbar,
   // its size) beside the pointer, so choosing the next packet touches no packet memory.

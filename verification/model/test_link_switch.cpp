@@ -106,18 +106,26 @@ TEST(Credits, IncastNeverOverflowsAnInputBufferAndDeliversEveryByteOnce) {
 }
 
 // A link hands each packet to whatever its `out` socket is bound to. The model's own ports take it as a
-// direct call; any other TLM-2.0 target gets b_transport. Both see the same payload and the same delay
-// (transmission offset plus propagation).
+// direct call; any other packet-protocol target gets b_transport with a generic payload carrying the packet
+// in its PacketExtension. Both see the same packet and the same delay (transmission offset plus
+// propagation; from sc_time_stamp() = 0 here, where the fabric's time is 0 too).
 struct Received {
   Packet* packet = nullptr;
   Ps delay = 0;
   int calls = 0;
 };
-class PlainTarget : public tlm::tlm_fw_transport_if<> {  // a user's block: nothing but the TLM interface
+class PlainTarget : public PacketFwIf {  // a user's block: nothing but the TLM interface
  public:
   Received got;
+  tlm::tlm_command command = tlm::TLM_READ_COMMAND;
+  unsigned char* data = reinterpret_cast<unsigned char*>(this);
+  unsigned length = 1;
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override {
     got = Received{packet_of(payload), delay.value(), got.calls + 1};
+    command = payload.get_command();
+    data = payload.get_data_ptr();
+    length = payload.get_data_length();
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
   }
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) override {
     return tlm::TLM_COMPLETED;
@@ -127,11 +135,13 @@ class PlainTarget : public tlm::tlm_fw_transport_if<> {  // a user's block: noth
 };
 class ModelPort {  // a model component with a PortTarget, as switches and NICs have
  public:
+  explicit ModelPort(Fabric& fabric) : fabric_(fabric) {}
   Received got;
   std::uint64_t state = 0;
-  void receive(std::uint16_t port, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  Fabric& fabric_;
+  void receive(std::uint16_t port, Packet* p, Ps delay) {
     EXPECT_EQ(port, 3);
-    got = Received{packet_of(payload), delay.value(), got.calls + 1};
+    got = Received{p, delay, got.calls + 1};
   }
   const void* rx_hint(std::uint16_t) const { return &state; }
 };
@@ -143,7 +153,7 @@ TEST(LinkTiming, ALinkDeliversToAnyTlmTargetAndToModelPortsAlike) {
   lc.vc_credit_bytes = {65536, 65536};
   Link to_user("to_user", fabric, lc, 1, 0), to_model("to_model", fabric, lc, 1, 1);
   PlainTarget user;
-  ModelPort model;
+  ModelPort model(fabric);
   PortTarget<ModelPort> model_port(&model, 3);
   struct Ends : sc_core::sc_module {  // sockets live in a module
     TargetSocket user_in{"user_in"}, model_in{"model_in"};
@@ -165,17 +175,18 @@ TEST(LinkTiming, ALinkDeliversToAnyTlmTargetAndToModelPortsAlike) {
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaboration: bindings complete
 
   // Only PortTarget offers the direct call, with its owner's state as the prefetch hint.
-  EXPECT_EQ(resolve_receiver(&model_port).hint, &model.state);
-  EXPECT_EQ(resolve_receiver(&user).hint, nullptr);
+  ForeignTarget unused;
+  EXPECT_EQ(resolve_receiver(&model_port, unused, fabric).hint, &model.state);
+  EXPECT_EQ(resolve_receiver(&user, unused, fabric).hint, nullptr);
 
   Packet p1, p2;
   p1.size_bytes = p2.size_bytes = 1000;
-  tlm::tlm_generic_payload t1, t2;
-  attach_packet(t1, &p1);
-  attach_packet(t2, &p2);
+  PacketPayload t1, t2;
   sc_core::sc_time d1 = sc_core::sc_time::from_value(5000), d2 = sc_core::sc_time::from_value(5000);
-  a->b_transport(t1, d1);
-  b->b_transport(t2, d2);
+  a->b_transport(t1.with(&p1), d1);
+  b->b_transport(t2.with(&p2), d2);
+  EXPECT_EQ(t1.payload().get_response_status(), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(t2.payload().get_response_status(), tlm::TLM_OK_RESPONSE);
   EXPECT_EQ(user.got.calls, 1);
   EXPECT_EQ(model.got.calls, 1);
   EXPECT_EQ(user.got.packet, &p1);
@@ -184,6 +195,11 @@ TEST(LinkTiming, ALinkDeliversToAnyTlmTargetAndToModelPortsAlike) {
   EXPECT_EQ(model.got.delay, user.got.delay);
   EXPECT_EQ(p1.hops, 1u);
   EXPECT_EQ(p2.hops, 1u);
+  // The generic payload's own attributes mean what the base protocol says: a packet with no byte contents
+  // is an ignore command with no data, and the packet's pointer is nowhere in them.
+  EXPECT_EQ(user.command, tlm::TLM_IGNORE_COMMAND);
+  EXPECT_EQ(user.data, nullptr);
+  EXPECT_EQ(user.length, 0u);
 }
 
 }  // namespace
