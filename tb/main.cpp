@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tb/data_dir.h"
 #include "tb/scenario.h"
 #include "tb/sizing/cli.h"
 #include "tb/simulation.h"
@@ -60,9 +61,11 @@ bool want_progress(bool quiet, bool progress) {
 
 // `netasic synth BLOCK --param K=V ...`: one Yosys run of synth-scripts/synth.sh (see docs/synthesis.md).
 int run_synth(const std::string& block, const std::vector<std::string>& params, const std::string& out) {
-  const std::string script = std::string(NETASIC_SOURCE_DIR) + "/synth-scripts/synth.sh";
-  if (access(script.c_str(), R_OK) != 0) {
-    std::cerr << "netasic: error: " << script << " not found (synthesis runs from a source tree)\n";
+  const std::filesystem::path data = netasic::data_dir();
+  const std::string script = (data / "synth-scripts" / "synth.sh").string();
+  if (data.empty() || access(script.c_str(), R_OK) != 0) {
+    std::cerr << "netasic: error: synth-scripts/synth.sh not found in the data directory '" << data.string()
+              << "' (<binary's directory>/share/netasic, or <prefix>/share/netasic when installed)\n";
     return 2;
   }
   std::vector<std::string> args = {"/bin/sh", script, block};

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tb/data_dir.h"
 #include "tb/sizing/analytic.h"
 #include "tlm/common/error.h"
 
@@ -74,16 +75,19 @@ std::unique_ptr<Commands> add_commands(CLI::App& app) { return std::make_unique<
 int plot(const std::string& csv, const std::string& x, const std::string& y, const std::string& series,
          const std::string& out, const std::string& title, bool logx) {
   if (access(csv.c_str(), R_OK) != 0) throw InputError(fmt::format("plot: cannot read {}", csv));
-  // The script sits next to the binary (copied there by the build) or in the source tree.
+  // The script sits next to the binary (copied there by the build) or in the data directory.
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   std::string script;
-  for (const fs::path& p : {exe.parent_path() / "netasic-plot.py", fs::path(NETASIC_SOURCE_DIR) / "tb/sizing/plot.py"})
-    if (!ec && fs::exists(p)) {
+  const fs::path data = data_dir();
+  for (const fs::path& p : {exe.parent_path() / "netasic-plot.py", data.empty() ? fs::path() : data / "tb/sizing/plot.py"})
+    if (!ec && !p.empty() && fs::exists(p)) {
       script = p.string();
       break;
     }
-  if (script.empty()) throw InputError("plot: netasic-plot.py not found next to the binary nor in the source tree");
+  if (script.empty())
+    throw InputError(fmt::format("plot: netasic-plot.py not found next to the binary nor in the data directory '{}'",
+                                 data.string()));
   const char* python = "/usr/bin/python3";
   if (access(python, X_OK) != 0) throw InputError("plot: /usr/bin/python3 not found (scripts/install-deps.sh installs it)");
   const std::string png = out.empty() ? (fs::path(csv).parent_path() / (y + "-vs-" + x + ".png")).string() : out;

@@ -1,9 +1,11 @@
 // Compiled twice by CTest (verification/tlm/CMakeLists.txt): as it is, it must compile (the control: a
-// user's packet-protocol socket binds to a link, a base-protocol initiator to a base-protocol target); with
+// user's packet-protocol socket binds to a link, a tlm_utils simple target socket with the packet traits
+// to a link's output, a base-protocol initiator to a base-protocol target); with
 // NETASIC_BIND_BASE_TO_PACKET it binds a base-protocol initiator socket to a link's packet target socket,
 // which must not compile.
 #include <systemc>
 #include <tlm>
+#include <tlm_utils/simple_target_socket.h>
 
 #include "tlm/model/link.h"
 
@@ -34,11 +36,23 @@ struct Memory : sc_core::sc_module, tlm::tlm_fw_transport_if<> {
   unsigned int transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
 };
 
+// A convenience socket of tlm_utils with the packet traits, as a receiver at the end of a link.
+struct Probe : sc_core::sc_module {
+  tlm_utils::simple_target_socket<Probe, 32, netasic::packet_protocol_types> socket{"socket"};
+  explicit Probe(const sc_core::sc_module_name& n) : sc_core::sc_module(n) {
+    socket.register_b_transport(this, &Probe::b_transport);
+  }
+  void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time&) { t.set_response_status(tlm::TLM_OK_RESPONSE); }
+};
+
 }  // namespace user_model
 
-void bind_user_block(user_model::UserBlock& user, user_model::Memory& memory, netasic::Link& link);
-void bind_user_block(user_model::UserBlock& user, user_model::Memory& memory, netasic::Link& link) {
+void bind_user_block(user_model::UserBlock& user, user_model::Memory& memory, user_model::Probe& probe,
+                     netasic::Link& link);
+void bind_user_block(user_model::UserBlock& user, user_model::Memory& memory, user_model::Probe& probe,
+                     netasic::Link& link) {
   user.memory_port.bind(memory.socket);
+  link.out.bind(probe.socket);
 #ifdef NETASIC_BIND_BASE_TO_PACKET
   user.memory_port.bind(link.in);  // a base-protocol socket on a packet port: rejected by the compiler
 #else
