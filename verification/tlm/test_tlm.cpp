@@ -11,6 +11,7 @@
 #include <systemc>
 #include <tlm>
 
+#include <memory>
 #include <vector>
 
 #include "tlm/model/link.h"
@@ -119,8 +120,35 @@ TEST(TlmTime, ForeignInitiatorAndTargetOnOneLink) {
   EXPECT_EQ(fabric.late_external(), 0u);
 }
 
-// Foreign sender -> link A -> switch port 0 -> port 1 -> link B -> foreign receiver. The switch's events
-// run on the fabric's queue, which must wake at the SystemC times the foreign sender's packets give it.
+// A component in the middle: what link B hands it, it passes on at once into link C, with the delay it was
+// given (the head arrives at B's end: C's transmission starts then). The model calls it from inside the
+// fabric's own method, where the fabric's time may be ahead of SystemC's.
+struct Forwarder : sc_core::sc_module, PacketFwIf {
+  TargetSocket in{"in"};
+  InitiatorSocket out{"out"};
+  NoBackwardPath bw;
+  explicit Forwarder(const sc_core::sc_module_name& n) : sc_core::sc_module(n) {
+    in.bind(*this);
+    out.bind(bw);
+  }
+  void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override {
+    out->b_transport(payload, delay);
+  }
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) override {
+    return tlm::TLM_COMPLETED;
+  }
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) override { return false; }
+  unsigned int transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
+};
+
+// Foreign sender -> link A -> switch port 0 -> port 1 -> link B -> foreign receiver (or, with `forward`,
+// link B -> Forwarder -> link C -> foreign receiver). The switch's events run on the fabric's queue, which
+// must wake at the SystemC times the foreign sender's packets give it.
+struct Middle {
+  Forwarder fwd{"fwd"};
+  Link c;
+  explicit Middle(Fabric& fabric) : c("c", fabric, link_config(), 1, 4) {}
+};
 struct SwitchBench {
   Fabric fabric;
   RoutingTable routing{{{RoutingTable::kHost, RoutingTable::kHost}}, {0, 0}, {0, 1}, {}};
@@ -129,13 +157,14 @@ struct SwitchBench {
   ForeignSender sender;
   ForeignReceiver receiver, back_sink;
   ForeignSender idle;  // drives the unused direction into port 1
+  std::unique_ptr<Middle> middle;
   static SwitchConfig config() {
     SwitchConfig c;
     c.radix = 2;
     c.vc_buffer_bytes = {65536, 65536};
     return c;
   }
-  SwitchBench(Ps quantum, std::vector<Send> schedule)
+  SwitchBench(Ps quantum, std::vector<Send> schedule, bool forward = false)
       : fabric("fabric", quantum),
         a("a", fabric, link_config(), 1, 0),
         a_back("a_back", fabric, link_config(), 1, 1),
@@ -153,7 +182,14 @@ struct SwitchBench {
     idle.out.bind(b_back.in);
     b_back.out.bind(*sw.in[1]);
     sw.out[1]->bind(b.in);
-    b.out.bind(receiver.in);
+    if (forward) {
+      middle = std::make_unique<Middle>(fabric);
+      b.out.bind(middle->fwd.in);
+      middle->fwd.out.bind(middle->c.in);
+      middle->c.out.bind(receiver.in);
+    } else {
+      b.out.bind(receiver.in);
+    }
     sw.attach(0, &a, &a_back);
     sw.attach(1, &b_back, &b);
   }
@@ -223,6 +259,20 @@ TEST(TlmTime, ADelayBelowTheQuantumIsExactInLockStep) {
   EXPECT_EQ(t.receiver.got[0].head, 2350 * kNs);
   EXPECT_EQ(t.receiver.got[1].head, 2432 * kNs);
   EXPECT_EQ(t.receiver.got[2].head, 1700 * kNs + 1350 * kNs);
+  EXPECT_EQ(t.fabric.late_external(), 0u);
+}
+
+// A foreign component the model calls (inside the fabric's method, up to a quantum ahead of SystemC) and
+// that calls back into the model with the delay it was given: no time is lost or gained on the way, each
+// packet arrives one link C propagation (500 ns) after it would have reached the receiver directly.
+TEST(TlmTime, AComponentBetweenTwoLinksKeepsTheTiming) {
+  SwitchBench t(1000 * kNs, two_then_one(1000 * kNs), true);
+  sc_core::sc_start(20, sc_core::SC_US);
+  ASSERT_EQ(t.receiver.got.size(), 3u);
+  EXPECT_EQ(t.receiver.got[0].head, 2350 * kNs + 500 * kNs);
+  EXPECT_EQ(t.receiver.got[1].head, 2432 * kNs + 500 * kNs);
+  EXPECT_EQ(t.receiver.got[2].head, 4050 * kNs + 500 * kNs);
+  EXPECT_EQ(t.middle->c.packets_sent(), 3u);
   EXPECT_EQ(t.fabric.late_external(), 0u);
 }
 
