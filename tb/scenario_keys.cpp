@@ -48,7 +48,8 @@ std::vector<KeyDef> run_topology_link_keys() {
       N("sim.sync_quantum_ns", "ns", "1000", 0, 1e6,
         "TLM-2.0 temporal decoupling: how far the fabric's event queue may run ahead of SystemC time in one "
         "activation. Results do not depend on it (events still run in exact time order); 0 keeps the fabric "
-        "in lock step with SystemC time, as RTL co-simulation needs."),
+        "in lock step with SystemC time, as RTL co-simulation needs. A component outside the model is applied "
+        "exactly when it annotates at least one quantum ahead (docs/tlm.md, Time)."),
       B("sim.huge_pages", "true",
         "Back the model's memory with transparent huge pages (Linux) once it is built, which saves most TLB "
         "misses on large fabrics. Results do not depend on it; false leaves memory as the C library gives it."),
