@@ -141,6 +141,48 @@ struct Forwarder : sc_core::sc_module, PacketFwIf {
   unsigned int transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
 };
 
+// A call into the model by another way than a socket (here a receiver's credit return) between enter and
+// leave: the fabric's time is SystemC's, so the credit reaches the sender one propagation (500 ns) later.
+struct CreditUser : sc_core::sc_module {
+  Fabric& fabric;
+  Link& link;
+  std::vector<std::int64_t> seen;  // credits on VC 1 at 1.2 us and at 1.6 us
+  Ps now_at_enter = 0;
+  SC_HAS_PROCESS(CreditUser);
+  CreditUser(const sc_core::sc_module_name& n, Fabric& f, Link& l) : sc_core::sc_module(n), fabric(f), link(l) {
+    SC_THREAD(run);
+  }
+  void run() {
+    wait(1, sc_core::SC_US);
+    fabric.enter(sc_core::SC_ZERO_TIME);
+    now_at_enter = fabric.now();
+    link.take_credits(1, 1000);    // a sender commits 1000 B of the receiver's buffer
+    link.return_credits(1, 1000);  // the receiver frees them at once
+    fabric.leave();
+    for (int at_ns : {200, 400}) {
+      wait(at_ns, sc_core::SC_NS);
+      fabric.enter(sc_core::SC_ZERO_TIME);
+      seen.push_back(link.credits(1));
+      fabric.leave();
+    }
+  }
+};
+
+TEST(TlmTime, AnExternalCallBringsTheFabricUpToSystemCTime) {
+  Fabric fabric("fabric", 1000 * kNs);
+  Link link("link", fabric, link_config(), 1, 0);
+  ForeignSender sender("sender", {});
+  ForeignReceiver receiver("receiver");
+  sender.out.bind(link.in);
+  link.out.bind(receiver.in);
+  CreditUser user("user", fabric, link);
+  sc_core::sc_start(10, sc_core::SC_US);
+  EXPECT_EQ(user.now_at_enter, 1000 * kNs);
+  ASSERT_EQ(user.seen.size(), 2u);
+  EXPECT_EQ(user.seen[0], (1 << 20) - 1000);  // 1.2 us: still on its way back
+  EXPECT_EQ(user.seen[1], 1 << 20);           // 1.6 us: arrived at 1.5 us
+}
+
 // Foreign sender -> link A -> switch port 0 -> port 1 -> link B -> foreign receiver (or, with `forward`,
 // link B -> Forwarder -> link C -> foreign receiver). The switch's events run on the fabric's queue, which
 // must wake at the SystemC times the foreign sender's packets give it.
