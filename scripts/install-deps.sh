@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages netasic needs, and only those that are missing.
 # Idempotent: a machine that already has everything is left untouched (no apt-get run at all).
+#   install-deps.sh          everything: the model, the RTL tests and co-simulation, plots, Slurm sweeps
+#   install-deps.sh --core   only what building and running the model needs (the README's first command)
 set -euo pipefail
 
-packages=(
-  build-essential cmake pkg-config
+core=(
+  build-essential cmake pkg-config ccache
   libsystemc-dev libboost-dev libgtest-dev libgmock-dev
-  verilator yosys
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-  libsqlite3-dev python3 python3-matplotlib jq
+  python3
+)
+extra=(
+  verilator yosys
+  libsqlite3-dev python3-matplotlib jq
   slurm-wlm munge
 )
+case "${1:-}" in
+  --core) packages=("${core[@]}") ;;
+  "") packages=("${core[@]}" "${extra[@]}") ;;
+  *) echo "install-deps: unknown option '$1' (accepted: --core, or nothing for everything)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -8,6 +8,6 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 werror=OFF
 if [ "${CI:-}" = "true" ]; then werror=ON; fi
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DNETASIC_WERROR=$werror >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DNETASIC_WERROR=$werror -DNETASIC_RTL=ON >/dev/null
 cmake --build build -j"$(nproc)"
 ctest --test-dir build -j"$(nproc)" -LE 'scenario|slurm' --output-on-failure --timeout 600
