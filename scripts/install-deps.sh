@@ -8,12 +8,12 @@ set -euo pipefail
 core=(
   build-essential cmake pkg-config ccache
   libsystemc-dev libboost-dev libgtest-dev libgmock-dev
-  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev
   python3
 )
 extra=(
   verilator yosys
-  libsqlite3-dev python3-matplotlib jq
+  python3-matplotlib jq
   slurm-wlm munge
 )
 case "${1:-}" in
