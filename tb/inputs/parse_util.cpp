@@ -1,5 +1,7 @@
 #include "tb/inputs/parse_util.h"
 
+#include "tlm/common/log.h"
+
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -109,6 +111,12 @@ std::string ordinal(std::size_t n) {
     if (n % 10 == 3) suffix = "rd";
   }
   return fmt::format("{}{}", n, suffix);
+}
+
+void warn_ignored_tail(const std::string& file, int line, std::size_t rest, std::uint64_t count,
+                       std::string_view items, int header_line) {
+  log(LogLevel::warn, "{}:{}: {} line{} after the {} {} that line {} declares {} ignored (as HPCC's reader does)", file,
+      line, rest, rest == 1 ? "" : "s", count, items, header_line, rest == 1 ? "is" : "are");
 }
 
 }  // namespace netasic::input_detail

@@ -42,6 +42,12 @@ template <typename... Args>
   throw InputError(fmt::format("{}:{}: {}", file, line, fmt::format(format, std::forward<Args>(args)...)));
 }
 
+// HPCC's readers read the declared number of lines and never look further; files published with HPCC
+// carry notes there. Warns (stderr) that the `rest` lines from line `line` on are ignored, after the
+// `count` `items` ("links", "flows") that line `header_line` declares.
+void warn_ignored_tail(const std::string& file, int line, std::size_t rest, std::uint64_t count,
+                       std::string_view items, int header_line);
+
 // Whole number in 0..max. `what` names the field in the message ("node_count", "link src").
 std::uint64_t parse_uint_field(const std::string& file, int line, std::string_view token, std::string_view what,
                                std::uint64_t max);

@@ -210,9 +210,10 @@ TopologyFile parse_topology_file_text(std::string_view text, const std::string& 
   for (std::size_t i = 2; i < lines.size(); ++i) {
     const DataLine& dl = lines[i];
     const int ln = dl.number;
-    if (topo.links.size() == link_count)
-      fail(name, ln, "unexpected line after the {} links that line {} declares (link_count {})", link_count, hl,
-           link_count);
+    if (topo.links.size() == link_count) {
+      input_detail::warn_ignored_tail(name, ln, lines.size() - i, link_count, "links", hl);
+      break;
+    }
     const TopologyFileLink link = parse_link_line(name, dl, nodes, is_switch, sl);
     for (const std::uint32_t end : {link.a, link.b}) {
       if (is_switch[end]) continue;
