@@ -114,7 +114,7 @@ void set_bench_scenario(Scenario& s, const std::vector<std::string>& sets) {
 int finish_run(netasic::Simulation& sim, const std::string& out_dir) {
   sim.write_outputs(out_dir);
   std::cout << sim.summary_table();
-  std::cout << fmt::format("  {:<28} {}/summary.json, flows.csv, ports.csv, tables.json\n", "outputs", out_dir);
+  std::cout << fmt::format("  {:<28} {}/summary.json, flows.csv, fct.txt, ports.csv, tables.json\n", "outputs", out_dir);
   if (!sim.all_flows_completed() && !sim.fabric().hit_time_limit()) {
     std::cerr << fmt::format("netasic: the run ended with {} of {} flows incomplete and no events left "
                              "(deadlock or lost packets); see {}/flows.csv\n",

@@ -329,6 +329,25 @@ void Simulation::write_flows_csv(std::ostream& out) const {
   }
 }
 
+namespace {
+// HPCC's address of a node: 11.x.y.1 with x.y the node id in base 256, so its scripts map an address back
+// to the node id with (ip >> 8) & 0xffff.
+std::uint32_t hpcc_address(std::uint32_t node) { return 0x0b000001u + (node / 256) * 0x10000u + (node % 256) * 0x100u; }
+}  // namespace
+
+void Simulation::write_fct_txt(std::ostream& out) const {
+  std::vector<const Flow*> done;
+  for (const Flow& f : flows_.flows())
+    if (f.done()) done.push_back(&f);
+  std::stable_sort(done.begin(), done.end(), [](const Flow* a, const Flow* b) { return a->finish < b->finish; });
+  // Integer nanoseconds, as HPCC prints its ns-3 time steps: sip dip sport dport size start fct standalone_fct.
+  auto ns = [](Ps ps) { return static_cast<unsigned long long>((ps + 500) / 1000); };
+  for (const Flow* f : done)
+    out << fmt::format("{:08x} {:08x} {} {} {} {} {} {}\n", hpcc_address(topology_.host_node[f->src]),
+                       hpcc_address(topology_.host_node[f->dst]), f->key.src_port, f->key.dst_port, f->size_bytes,
+                       ns(f->start), ns(f->finish - f->start), ns(ideal_fct(*f)));
+}
+
 void Simulation::write_ports_csv(std::ostream& out) const {
   out << "switch,port,peer,rate_gbps,utilization,max_queue_bytes\n";
   const Topology& t = topology_;
@@ -366,6 +385,10 @@ void Simulation::write_outputs(const std::string& dir) const {
   {
     auto f = open("ports.csv");
     write_ports_csv(f);
+  }
+  {
+    auto f = open("fct.txt");
+    write_fct_txt(f);
   }
   {
     auto f = open("tables.json");

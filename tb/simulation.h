@@ -39,6 +39,8 @@ class Simulation {
   std::string summary_table() const;
   void write_flows_csv(std::ostream& out) const;
   void write_ports_csv(std::ostream& out) const;
+  // HPCC's fct.txt layout (docs/outputs.md): one line per completed flow, in order of completion.
+  void write_fct_txt(std::ostream& out) const;
   nlohmann::json tables() const;  // tables.json: every Flowcut and flowlet table
   // One line per incomplete flow (at most `max`): where its sender and receiver stand.
   std::string incomplete_report(std::size_t max) const;

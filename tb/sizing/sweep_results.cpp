@@ -2,6 +2,7 @@
 #include <sqlite3.h>
 
 #include <cstdlib>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -31,6 +32,19 @@ std::string json_at(const nlohmann::json& j, std::initializer_list<const char*> 
   return v->is_string() ? v->get<std::string>() : v->dump();
 }
 
+// Every number of summary.json (its sections' scalars, dotted: "flows.slowdown.p99"), so a user can filter
+// on any metric the run reports. Lists (per size bucket, per table) and the resolved scenario stay out.
+constexpr const char* kMetricPrefix = "summary.";
+
+void add_summary_metrics(const nlohmann::json& j, const std::string& path, std::map<std::string, std::string>& row) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string key = path.empty() ? it.key() : path + "." + it.key();
+    if (path.empty() && it.key() == "scenario") continue;
+    if (it->is_object()) add_summary_metrics(*it, key, row);
+    else if (it->is_number()) row[kMetricPrefix + key] = it->dump();
+  }
+}
+
 std::map<std::string, std::string> gather_row(const PointRun& r) {
   std::map<std::string, std::string> row;
   row["point"] = std::to_string(r.point->index);
@@ -56,6 +70,10 @@ std::map<std::string, std::string> gather_row(const PointRun& r) {
   row["drain_fraction"] = json_at(j, {"flowcut", "drain_fraction_of_fct"});
   row["sim_time_ns"] = json_at(j, {"sim_time_ns"});
   row["wall_seconds"] = json_at(j, {"wall_seconds"});
+  row["slowdown_avg"] = json_at(j, {"flows", "slowdown", "avg"});
+  row["slowdown_p50"] = json_at(j, {"flows", "slowdown", "p50"});
+  row["slowdown_p99"] = json_at(j, {"flows", "slowdown", "p99"});
+  add_summary_metrics(j, "", row);
   return row;
 }
 
@@ -129,15 +147,22 @@ std::vector<std::map<std::string, std::string>> write_results(const fs::path& ou
   for (const auto& k : spec.swept_keys) cols.push_back(k);
   cols.push_back("status");
   for (const auto& c : figure_columns()) cols.push_back(c);
+  for (const char* c : {"slowdown_avg", "slowdown_p50", "slowdown_p99"}) cols.push_back(c);
   std::vector<std::map<std::string, std::string>> rows;
+  for (const auto& r : runs) rows.push_back(gather_row(r));
+  // Then every summary metric any point reported, in name order (a point that lacks one leaves it empty).
+  std::set<std::string> metrics;
+  for (const auto& row : rows)
+    for (const auto& [k, v] : row)
+      if (k.rfind(kMetricPrefix, 0) == 0) metrics.insert(k);
+  cols.insert(cols.end(), metrics.begin(), metrics.end());
   std::string csv;
   for (std::size_t i = 0; i < cols.size(); ++i) csv += (i ? "," : "") + csv_field(cols[i]);
   csv += "\n";
-  for (const auto& r : runs) {
-    rows.push_back(gather_row(r));
+  for (const auto& row : rows) {
     for (std::size_t i = 0; i < cols.size(); ++i) {
-      auto it = rows.back().find(cols[i]);
-      csv += (i ? "," : "") + csv_field(it == rows.back().end() ? "" : it->second);
+      auto it = row.find(cols[i]);
+      csv += (i ? "," : "") + csv_field(it == row.end() ? "" : it->second);
     }
     csv += "\n";
   }

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,11 +113,48 @@ TEST(Sweep, RunsResumesAndReportsFailures) {
   EXPECT_NE(r.output.find("4 points: 4 run now, 0 skipped"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("knee"), std::string::npos) << r.output;
   const std::string csv = slurp(out / "results.csv");
-  EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "point,hash,flowcut.table.entries,sim.seed,status,flows_completed,flows_count,fct_avg_ns,fct_p99_ns,"
-            "ooo_fraction,flowcut_high_water,flowcut_overflows,letflow_high_water,drain_fraction,sim_time_ns,"
-            "wall_seconds");
+  const std::string header = csv.substr(0, csv.find('\n'));
+  EXPECT_EQ(header.rfind("point,hash,flowcut.table.entries,sim.seed,status,flows_completed,flows_count,fct_avg_ns,"
+                         "fct_p99_ns,ooo_fraction,flowcut_high_water,flowcut_overflows,letflow_high_water,"
+                         "drain_fraction,sim_time_ns,wall_seconds,slowdown_avg,slowdown_p50,slowdown_p99,",
+                         0),
+            0u)
+      << header;
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5) << csv;
+  // Every row's slowdown and summary metrics are its point's summary.json figures.
+  {
+    std::istringstream in(csv);
+    std::string line;
+    auto split = [](const std::string& l) {
+      std::vector<std::string> v;
+      std::string cell;
+      std::istringstream cells(l);
+      while (std::getline(cells, cell, ',')) v.push_back(cell);
+      if (!l.empty() && l.back() == ',') v.push_back("");
+      return v;
+    };
+    std::getline(in, line);
+    const std::vector<std::string> cols = split(line);
+    auto col = [&](const std::string& name) {
+      const auto it = std::find(cols.begin(), cols.end(), name);
+      EXPECT_NE(it, cols.end()) << name << " missing from " << line;
+      return static_cast<std::size_t>(it - cols.begin());
+    };
+    const std::size_t c_hash = col("hash"), c_sd99 = col("slowdown_p99"), c_m99 = col("summary.flows.slowdown.p99"),
+                      c_drop = col("summary.packets.dropped");
+    EXPECT_EQ(std::find(cols.begin(), cols.end(), "summary.scenario.sim.seed"), cols.end()) << line;
+    int rows = 0;
+    while (std::getline(in, line)) {
+      const std::vector<std::string> v = split(line);
+      ASSERT_EQ(v.size(), cols.size()) << line;
+      const auto j = nlohmann::json::parse(slurp(out / "points" / v[c_hash] / "summary.json"));
+      EXPECT_DOUBLE_EQ(std::stod(v[c_sd99]), j["flows"]["slowdown"]["p99"].get<double>()) << line;
+      EXPECT_DOUBLE_EQ(std::stod(v[c_m99]), j["flows"]["slowdown"]["p99"].get<double>()) << line;
+      EXPECT_EQ(std::stoull(v[c_drop]), j["packets"]["dropped"].get<std::uint64_t>()) << line;
+      ++rows;
+    }
+    EXPECT_EQ(rows, 4);
+  }
   EXPECT_TRUE(fs::exists(out / "results.sqlite"));
   EXPECT_TRUE(fs::exists(out / "knee.csv"));
 

@@ -1,0 +1,108 @@
+// Files in the peers' dialects (HPCC, ConWeave) as their own tools read them, and fct.txt in HPCC's layout
+// so scripts written for HPCC results read netasic's.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+#include "verification/common/run_helpers.h"
+
+namespace netasic {
+namespace {
+
+struct Result {
+  int status;
+  std::string output;  // stdout and stderr
+};
+
+Result netasic_cmd(const std::string& args) {
+  const std::string cmd = std::string(NETASIC_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int raw = pclose(pipe);
+  return Result{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
+}
+
+std::vector<std::string> lines_of(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::vector<std::string> v;
+  for (std::string l; std::getline(in, l);) v.push_back(l);
+  return v;
+}
+
+// Nodes 0..255 and 261 are hosts, 256..260 a chain of switches (52 hosts on each of the first ones), so the
+// hosts' addresses use both of HPCC's base-256 address digits. A note ends the file, as in HPCC's.
+std::string topology_text() {
+  std::string t = "262 5 261\n256 257 258 259 260\n";
+  for (int h = 0; h < 256; ++h) t += std::to_string(h) + " " + std::to_string(256 + h / 52) + " 100Gbps 1000ns 0\n";
+  t += "261 260 100Gbps 1000ns 0\n";
+  for (int sw = 256; sw < 260; ++sw) t += std::to_string(sw) + " " + std::to_string(sw + 1) + " 400Gbps 1000ns 0\n";
+  return t + "\nFirst line: total node #, switch node #, link #\nSecond line: switch node IDs...\n";
+}
+
+TEST(PeerFiles, HpccTailsAndConWeaveFlowsLoadAndFctTxtHasHpccLayout) {
+  const std::string topo = test::write_temp("hpcc_topology.txt", topology_text());
+  // ConWeave's layout (no dport), then a note after the declared flows.
+  const std::string flows = test::write_temp("conweave_flow.txt",
+                                             "2\n255 261 3 8192 0.000001\n1 255 3 4096 0\nend of the flows\n");
+  const std::string out = (std::filesystem::temp_directory_path() / ("netasic-peer-" + std::to_string(getpid()))).string();
+  const Result r = netasic_cmd("run --set topology.type=file --set topology.file=" + topo +
+                               " --set workload.type=file --set workload.file=" + flows + " --quiet --out " + out);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find(topo + ":265: 2 lines after the 261 links that line 1 declares are ignored"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find(flows + ":4: 1 line after the 2 flows that line 1 declares is ignored"), std::string::npos)
+      << r.output;
+
+  // fct.txt: sip dip sport dport size start_ns fct_ns standalone_fct_ns, one line per flow in order of
+  // completion; HPCC's address of node n is 0x0b000001 + (n / 256) * 0x10000 + (n % 256) * 0x100.
+  const std::vector<std::string> fct = lines_of(std::filesystem::path(out) / "fct.txt");
+  const std::vector<std::string> csv = lines_of(std::filesystem::path(out) / "flows.csv");
+  ASSERT_EQ(fct.size(), 2u);
+  ASSERT_EQ(csv.size(), 3u);
+  std::map<std::string, std::vector<std::string>> by_sip;
+  for (const std::string& l : fct) {
+    std::istringstream in(l);
+    std::vector<std::string> f;
+    for (std::string x; in >> x;) f.push_back(x);
+    ASSERT_EQ(f.size(), 8u) << l;
+    by_sip[f[0]] = f;
+  }
+  // Node 255 -> node 261 and node 1 -> node 255. Both dports are ConWeave's implied 100.
+  ASSERT_EQ(by_sip.count("0b00ff01"), 1u) << fct[0] << " / " << fct[1];
+  ASSERT_EQ(by_sip.count("0b000101"), 1u) << fct[0] << " / " << fct[1];
+  const auto& f0 = by_sip["0b00ff01"];
+  const auto& f1 = by_sip["0b000101"];
+  EXPECT_EQ(f0[1], "0b010501");
+  EXPECT_EQ(f1[1], "0b00ff01");
+  EXPECT_EQ(f0[3], "100");
+  EXPECT_EQ(f0[4], "8192");
+  EXPECT_EQ(f1[4], "4096");
+  EXPECT_EQ(f0[5], "1000");  // 1 us start, in ns
+  EXPECT_EQ(f1[5], "0");
+  // The FCT and the ideal FCT agree with flows.csv (fct_ns, and fct_ns / slowdown), to the nanosecond.
+  for (std::size_t row = 1; row < csv.size(); ++row) {
+    std::vector<std::string> c;
+    std::stringstream in(csv[row]);
+    for (std::string x; std::getline(in, x, ',');) c.push_back(x);
+    // Flows are numbered by start time; flows.csv names hosts by index (node 1 is host 1).
+    const auto& f = c[1] == "1" ? f1 : f0;
+    const double fct_ns = std::stod(c[6]), slowdown = std::stod(c[7]);
+    EXPECT_NEAR(std::stod(f[6]), fct_ns, 0.5) << csv[row];
+    EXPECT_NEAR(std::stod(f[7]), fct_ns / slowdown, 1.0) << csv[row];
+  }
+}
+
+}  // namespace
+}  // namespace netasic
