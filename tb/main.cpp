@@ -15,6 +15,7 @@
 #include "tb/scenario.h"
 #include "tb/sizing/cli.h"
 #include "tb/simulation.h"
+#include "tb/topology_export.h"
 #include "tlm/common/error.h"
 #include "tlm/common/log.h"
 
@@ -180,6 +181,7 @@ int sc_main(int argc, char** argv) {
   synth->add_option("--param", synth_params, "A block parameter K=V (repeatable), e.g. Entries=1024");
   synth->add_option("--out", synth_out, "Directory for the Yosys reports and the JSON summary");
 
+  const netasic::ExportTopologyCommand export_topo(app);  // export-topology (tb/topology_export.h)
   auto sizing = netasic::sizing::add_commands(app);  // size, sweep, plot (tb/sizing)
 
   try {
@@ -193,6 +195,7 @@ int sc_main(int argc, char** argv) {
     netasic::set_log_level(netasic::parse_log_level(log_level));
     if (keys->parsed()) return print_keys(markdown);
     if (synth->parsed()) return run_synth(synth_block, synth_params, synth_out);
+    if (export_topo.parsed()) return export_topo.run();
     if (sizing->parsed()) return sizing->run();
 
     Scenario s;

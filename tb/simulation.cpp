@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <unistd.h>
 
 #include "tb/config/builders.h"
@@ -66,13 +67,16 @@ void Simulation::elaborate() {
 void Simulation::make_links(const BufferConfig& buffers, std::uint8_t vcs) {
   const Topology& t = topology_;
   const std::uint64_t seed = static_cast<std::uint64_t>(scenario_.integer("sim.seed"));
+  // SystemC names are unique: the second and later of parallel links between two nodes get a suffix.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> parallel;
   for (std::uint32_t i = 0; i < t.links.size(); ++i) {
     const TopoLink& l = t.links[i];
+    const std::uint32_t k = parallel[{std::min(l.a, l.b), std::max(l.a, l.b)}]++;
     for (int dir = 0; dir < 2; ++dir) {
       const std::uint32_t from = dir == 0 ? l.a : l.b, to = dir == 0 ? l.b : l.a;
       const LinkConfig lc = build_link_config(scenario_, l, buffers.credits(t.is_switch(to), vcs));
-      links_.push_back(std::make_unique<Link>(fmt::format("link_{}_{}", from, to).c_str(), *fabric_, lc, seed,
-                                              static_cast<std::uint32_t>(links_.size())));
+      const std::string name = k == 0 ? fmt::format("link_{}_{}", from, to) : fmt::format("link_{}_{}_{}", from, to, k);
+      links_.push_back(std::make_unique<Link>(name.c_str(), *fabric_, lc, seed, static_cast<std::uint32_t>(links_.size())));
     }
   }
 }

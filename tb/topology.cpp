@@ -8,6 +8,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "tb/inputs/graphml.h"
 #include "tb/inputs/topology_file.h"
 #include "tlm/common/error.h"
 #include "tlm/common/rng.h"
@@ -279,7 +280,7 @@ Topology irregular(const Scenario& s, double rate, double delay) {
 Topology from_file(const Scenario& s) {
   const std::string& path = s.string("topology.file");
   if (path.empty()) throw InputError("topology.type is file but topology.file is not set");
-  const TopologyFile f = read_topology_file(path);
+  const TopologyFile f = is_graphml_path(path) ? read_graphml_file(path) : read_topology_file(path);
   Topology t;
   t.type = TopologyType::file;
   t.nodes = f.node_count;

@@ -27,16 +27,13 @@ constexpr Unit kRateUnits[] = {{"bps", 1e-9},  {"Kbps", 1e-6}, {"kbps", 1e-6},
                                {"Mbps", 1e-3}, {"Gbps", 1.0},  {"Tbps", 1e3}};
 constexpr const char* kRateAccepted = "bps, Kbps, kbps, Mbps, Gbps, Tbps (e.g. 100Gbps)";
 
-// The range of link.rate_gbps: below it a packet's serialization time (in picoseconds) rounds towards 0
-// and the link acts as infinitely fast; above it no real link exists.
-constexpr double kMinRateGbps = 0.001, kMaxRateGbps = 1e5;
+constexpr double kMinRateGbps = kMinLinkRateGbps, kMaxRateGbps = kMaxLinkRateGbps;
 constexpr const char* kRateRange = "0.001Gbps (1Mbps) .. 100000Gbps (100Tbps), the range of link.rate_gbps";
 
 // ns-3's Time spelling; ps because the model's time unit is the picosecond.
 constexpr Unit kDelayUnits[] = {{"ps", 1e-3}, {"ns", 1.0}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
 constexpr const char* kDelayAccepted = "ps, ns, us, ms, s (e.g. 1000ns)";
-// Far above any real link; keeps the delay in picoseconds well inside 64 bits.
-constexpr double kMaxDelayNs = 1e12;
+constexpr double kMaxDelayNs = kMaxLinkDelayNs;
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;

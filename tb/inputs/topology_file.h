@@ -41,4 +41,10 @@ TopologyFile read_topology_file(const std::string& path);
 // typo in the count ("330000000000") is reported instead of exhausting memory.
 inline constexpr std::uint32_t kMaxTopologyNodes = 1u << 24;
 
+// A link's rate range, the range of link.rate_gbps: below it a packet's serialization time (in picoseconds)
+// rounds towards 0 and the link acts as infinitely fast; above it no real link exists.
+inline constexpr double kMinLinkRateGbps = 0.001, kMaxLinkRateGbps = 1e5;
+// Far above any real link; keeps the delay in picoseconds well inside 64 bits.
+inline constexpr double kMaxLinkDelayNs = 1e12;
+
 }  // namespace netasic

@@ -2,6 +2,7 @@
 // so scripts written for HPCC results read netasic's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -102,6 +103,40 @@ TEST(PeerFiles, HpccTailsAndConWeaveFlowsLoadAndFctTxtHasHpccLayout) {
     EXPECT_NEAR(std::stod(f[6]), fct_ns, 0.5) << csv[row];
     EXPECT_NEAR(std::stod(f[7]), fct_ns / slowdown, 1.0) << csv[row];
   }
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A generated fabric written as GraphML and run from that file behaves as the generated one: same nodes,
+// links, rates and delays, so the same flows finish at the same times.
+TEST(PeerFiles, ExportedGraphmlRunsLikeTheGeneratedTopology) {
+  const auto dir = std::filesystem::temp_directory_path() / ("netasic-graphml-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string k4 = "--set topology.fat_tree.k=4 --set link.prop_delay_ns=300";
+  const std::string file = (dir / "k4.graphml").string();
+  Result r = netasic_cmd("export-topology " + k4 + " -o " + file);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string g = slurp(file);
+  EXPECT_EQ(std::count(g.begin(), g.end(), '\n'), 9 + 36 + 48 + 2) << "9 header lines, 36 nodes, 48 edges, 2 closing";
+  EXPECT_NE(g.find("<node id=\"h15\"><data key=\"type\">host</data></node>"), std::string::npos);
+  EXPECT_NE(g.find("<data key=\"rate_gbps\">200</data><data key=\"delay_ns\">300</data>"), std::string::npos);
+
+  const std::string work = " --set workload.size_bytes=65536 --quiet --out ";
+  r = netasic_cmd("run " + k4 + work + (dir / "gen").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = netasic_cmd("run --set topology.type=file --set topology.file=" + file + " " + work + (dir / "file").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(slurp(dir / "gen" / "flows.csv"), slurp(dir / "file" / "flows.csv"));
+
+  // Written through a temporary file: a directory that does not exist is an error, and nothing is left.
+  r = netasic_cmd("export-topology " + k4 + " -o " + (dir / "missing" / "k4.graphml").string());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot write"), std::string::npos) << r.output;
 }
 
 }  // namespace

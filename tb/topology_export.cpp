@@ -1,0 +1,88 @@
+#include "tb/topology_export.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+namespace netasic {
+
+namespace {
+std::string node_name(const Topology& t, std::uint32_t n) {
+  return t.is_switch(n) ? fmt::format("s{}", t.switch_index[n]) : fmt::format("h{}", t.host_index[n]);
+}
+
+std::string escaped(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+void write_graphml(const Topology& t, std::ostream& out) {
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+         "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+         "  <key id=\"type\" for=\"node\" attr.name=\"type\" attr.type=\"string\"/>\n"
+         "  <key id=\"rate_gbps\" for=\"edge\" attr.name=\"rate_gbps\" attr.type=\"double\"/>\n"
+         "  <key id=\"delay_ns\" for=\"edge\" attr.name=\"delay_ns\" attr.type=\"double\"/>\n"
+         "  <key id=\"error_rate\" for=\"edge\" attr.name=\"error_rate\" attr.type=\"double\"/>\n"
+         "  <key id=\"degraded\" for=\"edge\" attr.name=\"degraded\" attr.type=\"boolean\"/>\n";
+  out << fmt::format("  <graph id=\"G\" edgedefault=\"undirected\">\n    <desc>{}</desc>\n", escaped(t.description));
+  for (std::uint32_t n = 0; n < t.nodes; ++n)
+    out << fmt::format("    <node id=\"{}\"><data key=\"type\">{}</data></node>\n", node_name(t, n),
+                       t.is_switch(n) ? "switch" : "host");
+  for (const TopoLink& l : t.links)
+    out << fmt::format(
+        "    <edge source=\"{}\" target=\"{}\"><data key=\"rate_gbps\">{}</data><data key=\"delay_ns\">{}</data>"
+        "<data key=\"error_rate\">{}</data><data key=\"degraded\">{}</data></edge>\n",
+        node_name(t, l.a), node_name(t, l.b), l.rate_gbps * l.scale, l.delay_ns, l.error_rate,
+        l.degraded ? "true" : "false");
+  out << "  </graph>\n</graphml>\n";
+}
+
+int export_topology_command(const std::string& scenario_path, const std::vector<std::string>& sets,
+                            const std::string& out_path) {
+  Scenario s;
+  if (!scenario_path.empty()) s.load_yaml_file(scenario_path);
+  for (const auto& a : sets) s.set_assignment(a);
+  const Topology t = build_topology(s);
+  if (out_path.empty() || out_path == "-") {
+    write_graphml(t, std::cout);
+    std::cout.flush();
+    return std::cout ? 0 : 1;
+  }
+  // Written beside the target and renamed into place, so a failed write never leaves half a file.
+  const std::string tmp = out_path + ".tmp";
+  {
+    std::ofstream f(tmp);
+    if (f) write_graphml(t, f);
+    f.close();
+    if (!f) {
+      std::cerr << fmt::format("netasic: error: cannot write {}: {}\n", tmp, std::strerror(errno));
+      std::remove(tmp.c_str());
+      return 1;
+    }
+  }
+  if (std::rename(tmp.c_str(), out_path.c_str()) != 0) {
+    std::cerr << fmt::format("netasic: error: cannot rename {} to {}: {}\n", tmp, out_path, std::strerror(errno));
+    std::remove(tmp.c_str());
+    return 1;
+  }
+  std::cerr << fmt::format("export-topology: {} ({} nodes, {} links) -> {}\n", t.description, t.nodes, t.links.size(),
+                           out_path);
+  return 0;
+}
+
+}  // namespace netasic
