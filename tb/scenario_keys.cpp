@@ -296,10 +296,25 @@ std::vector<KeyDef> workload_keys() {
   };
 }
 
+// Packet timelines and captures (tb/packet_trace.h, docs/outputs.md).
+std::vector<KeyDef> trace_keys() {
+  return {
+      B("trace.enabled", "false",
+        "Write trace.json (Chrome trace events: Perfetto, chrome://tracing) and packets.pcap (tcpdump, tshark) "
+        "of the packets trace.switches and trace.flows select."),
+      L("trace.flows", "Flows traced on every link they cross: flow ids, or all (e.g. [0, 5, 7])."),
+      L("trace.switches", "Switches whose output ports are traced (every packet they send): switch ids, or all."),
+      N("trace.start_us", "us", "0", 0, 1e9, "Trace packets put on the wire from this simulated time on."),
+      N("trace.end_us", "us", "0", 0, 1e9, "Trace packets put on the wire before this time; 0: until the end."),
+      I("trace.max_packets", "", "1000000", 1, 1e8,
+        "At most this many packet records; later ones are counted in summary.json (trace) and left out."),
+  };
+}
+
 // The registry, in the order `netasic keys` and docs/scenario-keys.md list it.
 std::vector<KeyDef> build_keys() {
   std::vector<KeyDef> k;
-  for (auto part : {run_topology_link_keys, switch_routing_keys, flowcut_letflow_keys, nic_keys, workload_keys})
+  for (auto part : {run_topology_link_keys, switch_routing_keys, flowcut_letflow_keys, nic_keys, workload_keys, trace_keys})
     for (auto& def : part()) k.push_back(std::move(def));
   return k;
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "tb/config/builders.h"
+#include "tb/packet_trace.h"
 #include "tb/report.h"
 #include "tlm/blocks/hash.h"
 #include "tlm/common/error.h"
@@ -22,6 +23,7 @@ namespace netasic {
 Simulation::Simulation(const Scenario& scenario) : scenario_(scenario) {
   if (scenario_.boolean("sim.huge_pages")) prepare_huge_page_heap();
   elaborate();
+  if (scenario_.boolean("trace.enabled")) trace_ = std::make_unique<PacketTrace>(scenario_, *this);
 }
 Simulation::~Simulation() {
   // SystemC's object registries search from the newest entry: destroying modules newest first keeps
@@ -235,6 +237,10 @@ nlohmann::json Simulation::summary() const {
   Report r(flows_);
   report_components(r);
   r.write_sections(j);
+  if (trace_)
+    j["trace"] = {{"packets", trace_->recorded()},
+                  {"max_packets", trace_->max_packets()},
+                  {"left_out_over_max_packets", trace_->over_cap()}};
   j["scenario"] = scenario_.to_json();
   return j;
 }
@@ -393,6 +399,12 @@ void Simulation::write_outputs(const std::string& dir) const {
   {
     auto f = open("fct.txt");
     write_fct_txt(f);
+  }
+  if (trace_) {
+    auto f = open("trace.json");
+    trace_->write_json(f);
+    auto pcap = open("packets.pcap");
+    trace_->write_pcap(pcap);
   }
   {
     auto f = open("tables.json");

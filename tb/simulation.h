@@ -90,6 +90,7 @@ class Simulation {
   Ps end_time_ = 0;
   double wall_seconds_ = 0;
   bool ran_ = false;
+  std::unique_ptr<class PacketTrace> trace_;  // trace.enabled: what the links report (tb/packet_trace.h)
 };
 
 }  // namespace netasic

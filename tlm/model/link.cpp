@@ -26,7 +26,7 @@ Link::Link(const sc_core::sc_module_name& name, Fabric& fabric, const LinkConfig
   hot_.prop_ps = config_.prop_ps;
   hot_.overhead_bytes = config_.overhead_bytes;
   hot_.lossless = config_.lossless;
-  hot_.errors = config_.error_rate > 0;
+  hot_.slow = config_.error_rate > 0;
   hot_.returns = hot_.first_returns.data();
   hot_.credit_mask = static_cast<std::uint32_t>(hot_.first_returns.size() - 1);
   if (config.vc_credit_bytes.size() > kMaxVcs)
@@ -47,15 +47,22 @@ bool Link::receive(std::uint16_t, Packet* p, Ps delay) {
   hot_.wire_bytes += p->size_bytes + hot_.overhead_bytes;
   p->ser_ps = ser;
   ++p->hops;
-  if (hot_.errors && rng_.uniform() < config_.error_rate) {
-    // A corrupted packet is dropped at the receiver's MAC; its buffer space was never used.
-    ++corrupted_;
-    if (config_.lossless) return_credits(p->vc, p->size_bytes);
-    fabric_.pool().put(p);
-    return false;
-  }
+  if (hot_.slow && !slow_receive(p, start, ser)) return false;
   hot_.rx(p, delay + hot_.prop_ps);
   return true;
+}
+
+// Errors and observers: false when the packet was corrupted (and dropped).
+bool Link::slow_receive(Packet* p, Ps start, Ps ser) {
+  // The error draw only where errors can happen, so an observer leaves every random stream as it was.
+  const bool corrupted = config_.error_rate > 0 && rng_.uniform() < config_.error_rate;
+  if (observer_) observer_->on_wire(*this, *p, start, ser, corrupted);
+  if (!corrupted) return true;
+  // A corrupted packet is dropped at the receiver's MAC; its buffer space was never used.
+  ++corrupted_;
+  if (config_.lossless) return_credits(p->vc, p->size_bytes);
+  fabric_.pool().put(p);
+  return false;
 }
 
 void Link::end_of_elaboration() { hot_.rx = resolve_receiver(out.operator->(), foreign_, fabric_); }

@@ -30,6 +30,15 @@ struct LinkConfig {
   double error_rate = 0.0;                     // probability a packet is corrupted and dropped
 };
 
+// Sees every packet a link puts on the wire (packet timelines, pcap: tb/packet_trace.h). Off the fast
+// path: a link with an observer takes the branch it takes for links with errors.
+class WireObserver {
+ public:
+  virtual ~WireObserver() = default;
+  // `p` starts on the wire of `link` at `start` for `ser`; `corrupted`: it will be dropped at the receiver.
+  virtual void on_wire(const class Link& link, const Packet& p, Ps start, Ps ser, bool corrupted) = 0;
+};
+
 class LinkSender {
  public:
   virtual ~LinkSender() = default;
@@ -49,6 +58,12 @@ class Link : public sc_core::sc_module, public EventTarget {
   void set_sender(LinkSender* sender, std::uint16_t port) {
     sender_ = sender;
     sender_port_ = port;
+  }
+
+  // Reports every packet put on the wire to `observer` (nullptr: none). Results do not change.
+  void set_observer(WireObserver* observer) {
+    observer_ = observer;
+    hot_.slow = observer_ != nullptr || config_.error_rate > 0;
   }
 
   double rate_gbps() const { return rate_gbps_; }
@@ -170,7 +185,7 @@ class Link : public sc_core::sc_module, public EventTarget {
     std::uint32_t credit_head = 0, credit_tail = 0;  // counts modulo 2^32 (the ring is far smaller)
     std::uint32_t overhead_bytes = 0;
     bool lossless = true;
-    bool errors = false;  // error_rate > 0
+    bool slow = false;  // error_rate > 0 or an observer: the per-packet path takes the slow branch
     bool sender_waiting = false;
     bool credit_event_pending = false;
     alignas(64) std::array<std::int64_t, kMaxVcs> credits{};
@@ -197,6 +212,8 @@ class Link : public sc_core::sc_module, public EventTarget {
   Rng rng_;
   std::uint32_t index_;
   std::uint64_t corrupted_ = 0;
+  WireObserver* observer_ = nullptr;
+  bool slow_receive(Packet* p, Ps start, Ps ser);
 };
 
 }  // namespace netasic

@@ -1,0 +1,144 @@
+// trace.json and packets.pcap of a run, checked against a packet whose timing is worked out by hand.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+#include "verification/common/run_helpers.h"
+
+namespace netasic {
+namespace {
+
+struct Result {
+  int status;
+  std::string output;
+};
+
+Result shell(const std::string& cmd) {
+  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int raw = pclose(pipe);
+  return Result{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::uint32_t le32(const std::string& b, std::size_t at) {
+  std::uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<std::uint8_t>(b[at + i]);
+  return v;
+}
+
+// Host 0 -> switch -> host 1, 100 Gb/s links of 1 us; one flow of one 1000-byte packet.
+class Trace : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const std::string topo = test::write_temp("trace_topo.txt", "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n");
+    const std::string flows = test::write_temp("trace_flows.txt", "1\n0 1 3 100 1000 0\n");
+    dir_ = std::filesystem::temp_directory_path() / ("netasic-trace-" + std::to_string(getpid()));
+    const Result r = shell(std::string(NETASIC_BINARY) + " run --set topology.type=file --set topology.file=" + topo +
+                           " --set workload.type=file --set workload.file=" + flows +
+                           " --set trace.enabled=true --set trace.flows=all --set trace.switches=all --quiet --out " +
+                           dir_.string());
+    ASSERT_EQ(r.status, 0) << r.output;
+  }
+  static std::filesystem::path dir_;
+};
+std::filesystem::path Trace::dir_;
+
+TEST_F(Trace, JsonHasThePacketOnTheSwitchPortAndTheFlowsEvents) {
+  const auto j = nlohmann::json::parse(slurp(dir_ / "trace.json"));
+  const nlohmann::json* wire = nullptr;
+  double send = -1, deliver = -1;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "X") {
+      ASSERT_EQ(wire, nullptr) << "one packet leaves the switch: " << e;
+      wire = &e;
+    }
+    if (e["ph"] == "i" && e["name"] == "send #0") send = e["ts"].get<double>();
+    if (e["ph"] == "i" && e["name"] == "deliver #0") deliver = e["ts"].get<double>();
+  }
+  ASSERT_NE(wire, nullptr);
+  EXPECT_EQ((*wire)["name"], "data f0 #0");
+  const double bytes = (*wire)["args"]["bytes"].get<double>();
+  EXPECT_GE(bytes, 1000.0);  // payload plus headers
+  // Serialization of the packet plus the link's 20 bytes of preamble and gap at 100 Gb/s, in us.
+  const double ser_us = (bytes + 20) * 8 / 100e9 * 1e6;
+  EXPECT_NEAR((*wire)["dur"].get<double>(), ser_us, 1e-6);
+  EXPECT_DOUBLE_EQ(send, 0.0);
+  // It reaches host 1 one serialization and one 1 us propagation after it starts out of the switch, which is
+  // no earlier than its tail arriving there: one serialization and 1 us after the send.
+  EXPECT_NEAR(deliver, (*wire)["ts"].get<double>() + ser_us + 1.0, 1e-6);
+  EXPECT_GE((*wire)["ts"].get<double>(), send + ser_us + 1.0 - 1e-6);
+  // The flow's completion time in flows.csv is that delivery.
+  const std::string csv = slurp(dir_ / "flows.csv");
+  const std::string row = csv.substr(csv.find('\n') + 1);
+  std::vector<std::string> c;
+  std::stringstream in(row);
+  for (std::string x; std::getline(in, x, ',');) c.push_back(x);
+  EXPECT_NEAR(std::stod(c[5]) / 1000, deliver, 1e-6) << row;
+}
+
+TEST_F(Trace, PcapHasNanosecondEthernetFramesOfTheFlow) {
+  const std::string b = slurp(dir_ / "packets.pcap");
+  ASSERT_GE(b.size(), 24u);
+  EXPECT_EQ(le32(b, 0), 0xa1b23c4du);  // nanosecond pcap
+  EXPECT_EQ(le32(b, 20), 1u);          // LINKTYPE_ETHERNET
+  // Record 1: the data packet leaving host 0 at 0 ns (48-bit MACs, IPv4 10.0.0.0 -> 10.0.0.1, UDP dport 100).
+  ASSERT_GE(b.size(), 24u + 16 + 58);
+  EXPECT_EQ(le32(b, 24), 0u);
+  EXPECT_EQ(le32(b, 28), 0u);
+  EXPECT_EQ(le32(b, 32), 58u);    // captured: Ethernet, IPv4, UDP and the 16-byte netasic shim
+  EXPECT_GE(le32(b, 36), 1000u);  // on the wire: the whole packet
+  const std::size_t f = 40;
+  EXPECT_EQ(static_cast<std::uint8_t>(b[f + 12]), 0x08);
+  EXPECT_EQ(static_cast<std::uint8_t>(b[f + 13]), 0x00);
+  EXPECT_EQ(static_cast<std::uint8_t>(b[f + 14]), 0x45);
+  EXPECT_EQ(static_cast<std::uint8_t>(b[f + 23]), 17);  // UDP
+  EXPECT_EQ(b.substr(f + 26, 8), std::string("\x0a\x00\x00\x00\x0a\x00\x00\x01", 8));
+  EXPECT_EQ(b.substr(f + 36, 2), std::string("\x00\x64", 2));  // dport 100
+  EXPECT_EQ(b.substr(f + 42, 4), "NASC");
+  // The IPv4 header checksum verifies: the one's-complement sum over the header is 0xffff.
+  std::uint32_t sum = 0;
+  for (int i = 0; i < 20; i += 2)
+    sum += (static_cast<std::uint8_t>(b[f + 14 + i]) << 8) | static_cast<std::uint8_t>(b[f + 15 + i]);
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  EXPECT_EQ(sum, 0xffffu);
+}
+
+TEST_F(Trace, TcpdumpReadsThePcap) {
+  if (shell("command -v tcpdump").status != 0) GTEST_SKIP() << "tcpdump is not installed";
+  const Result r = shell("tcpdump -nn -r " + (dir_ / "packets.pcap").string());
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("IP 10.0.0.0.49152 > 10.0.0.1.100"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("IP 10.0.0.1.100 > 10.0.0.0.49152"), std::string::npos) << "the ACK, back" << r.output;
+}
+
+TEST(TraceKeys, AnEmptySelectionOrABadIdIsBadInput) {
+  const std::string bin = NETASIC_BINARY;
+  Result r = shell(bin + " run --set topology.fat_tree.k=4 --set trace.enabled=true --quiet --out /tmp/netasic-trace-bad");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("trace.flows and trace.switches select nothing"), std::string::npos) << r.output;
+  r = shell(bin + " run --set topology.fat_tree.k=4 --set trace.enabled=true --set trace.switches=99 --quiet --out /tmp/netasic-trace-bad");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("trace.switches: 99 is not a switch id (0..19) or all (set by --set trace.switches)"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace netasic
