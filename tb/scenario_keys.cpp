@@ -308,6 +308,10 @@ std::vector<KeyDef> trace_keys() {
       N("trace.end_us", "us", "0", 0, 1e9, "Trace packets put on the wire before this time; 0: until the end."),
       I("trace.max_packets", "", "1000000", 1, 1e8,
         "At most this many packet records; later ones are counted in summary.json (trace) and left out."),
+      N("stats.sample_us", "us", "0", 0, 1e9,
+        "Sample every switch output port's backlog, link utilization and packets sent this often into "
+        "timeseries.csv (netasic plot draws it); 0: no sampling."),
+      L("stats.switches", "Switches whose ports stats.sample_us samples: switch ids, or all (empty: all)."),
   };
 }
 

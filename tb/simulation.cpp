@@ -12,6 +12,7 @@
 
 #include "tb/config/builders.h"
 #include "tb/packet_trace.h"
+#include "tb/timeseries.h"
 #include "tb/report.h"
 #include "tlm/blocks/hash.h"
 #include "tlm/common/error.h"
@@ -24,6 +25,7 @@ Simulation::Simulation(const Scenario& scenario) : scenario_(scenario) {
   if (scenario_.boolean("sim.huge_pages")) prepare_huge_page_heap();
   elaborate();
   if (scenario_.boolean("trace.enabled")) trace_ = std::make_unique<PacketTrace>(scenario_, *this);
+  if (scenario_.number("stats.sample_us") > 0) series_ = std::make_unique<TimeSeries>(scenario_, *this);
 }
 Simulation::~Simulation() {
   // SystemC's object registries search from the newest entry: destroying modules newest first keeps
@@ -399,6 +401,10 @@ void Simulation::write_outputs(const std::string& dir) const {
   {
     auto f = open("fct.txt");
     write_fct_txt(f);
+  }
+  if (series_) {
+    auto f = open("timeseries.csv");
+    series_->write_csv(f);
   }
   if (trace_) {
     auto f = open("trace.json");

@@ -91,6 +91,7 @@ class Simulation {
   double wall_seconds_ = 0;
   bool ran_ = false;
   std::unique_ptr<class PacketTrace> trace_;  // trace.enabled: what the links report (tb/packet_trace.h)
+  std::unique_ptr<class TimeSeries> series_;  // stats.sample_us > 0 (tb/timeseries.h)
 };
 
 }  // namespace netasic

@@ -130,6 +130,72 @@ TEST_F(Trace, TcpdumpReadsThePcap) {
   EXPECT_NE(r.output.find("IP 10.0.0.1.100 > 10.0.0.0.49152"), std::string::npos) << "the ACK, back" << r.output;
 }
 
+// The same one-packet run sampled every 0.5 us: the packet's serialization on the switch's port to host 1
+// shows as busy time, and sampling changes no result.
+TEST(TimeSeries, SamplesPortsWithoutChangingResults) {
+  const std::string topo = test::write_temp("ts_topo.txt", "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n");
+  const std::string flows = test::write_temp("ts_flows.txt", "1\n0 1 3 100 1000 0\n");
+  const auto dir = std::filesystem::temp_directory_path() / ("netasic-ts-" + std::to_string(getpid()));
+  const std::string base = std::string(NETASIC_BINARY) + " run --set topology.type=file --set topology.file=" + topo +
+                           " --set workload.type=file --set workload.file=" + flows + " --quiet --out ";
+  Result r = shell(base + (dir / "sampled").string() + " --set stats.sample_us=0.5");
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = shell(base + (dir / "plain").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(slurp(dir / "sampled" / "flows.csv"), slurp(dir / "plain" / "flows.csv"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "plain" / "timeseries.csv"));
+
+  std::stringstream in(slurp(dir / "sampled" / "timeseries.csv"));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "time_us,port,switch,port_index,peer,queue_bytes,utilization,packets");
+  double busy_ns = 0;
+  int rows = 0, packets = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> c;
+    std::stringstream cells(line);
+    for (std::string x; std::getline(cells, x, ',');) c.push_back(x);
+    ASSERT_EQ(c.size(), 8u) << line;
+    ++rows;
+    if (c[1] == "sw0p1") {
+      EXPECT_EQ(c[4], "host1");
+      busy_ns += std::stod(c[6]) * 500;
+      packets += std::stoi(c[7]);
+    }
+  }
+  // Samples at 0.5, 1, 1.5 and 2 us (the flow completes at about 2.44 us, ending the run) for 2 ports.
+  EXPECT_EQ(rows, 8);
+  EXPECT_EQ(packets, 1);
+  // One packet of 1064 bytes plus 20 bytes of preamble and gap at 100 Gb/s: 86.72 ns.
+  EXPECT_NEAR(busy_ns, 86.72, 1e-3);
+
+  // netasic plot draws it, one line per port.
+  r = shell(std::string(NETASIC_BINARY) + " plot " + (dir / "sampled" / "timeseries.csv").string() +
+            " --x time_us --y utilization --series port --out " + (dir / "u.png").string());
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(dir / "u.png"));
+}
+
+// netasic plot on a file that is not a CSV with a header: exit 2 and one line naming the file.
+TEST(PlotInput, NonCsvIsBadInputNotATraceback) {
+  const std::string bin = NETASIC_BINARY;
+  const std::string binary = test::write_temp("not.csv", std::string("\xd4\xc3\xb2\xa1\x00\x01binary", 12));
+  const std::string json = test::write_temp("summary.csv", "{\n  \"flows\": 1\n}\n");
+  const std::string short_row = test::write_temp("short.csv", "a,b\n1,2\n3\n");
+  struct Case {
+    std::string file, message;
+  } cases[] = {{binary, binary + " is not a CSV file ("},
+               {json, json + " is not a CSV file with a header line of column names"},
+               {short_row, "line 3: the row has no 'b' field (fewer fields than the header)"},
+               {std::filesystem::temp_directory_path().string(), " is a directory, not a CSV file"}};
+  for (const Case& c : cases) {
+    const Result r = shell(bin + " plot " + c.file + " --x a --y b --out /tmp/netasic-plot-bad.png");
+    EXPECT_EQ(r.status, 2) << c.file << ": " << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("Traceback"), std::string::npos) << r.output;
+  }
+}
+
 TEST(TraceKeys, AnEmptySelectionOrABadIdIsBadInput) {
   const std::string bin = NETASIC_BINARY;
   Result r = shell(bin + " run --set topology.fat_tree.k=4 --set trace.enabled=true --quiet --out /tmp/netasic-trace-bad");
