@@ -15,6 +15,7 @@
 #include "tb/scenario.h"
 #include "tb/sizing/cli.h"
 #include "tb/simulation.h"
+#include "tb/run_command.h"
 #include "tb/topology_export.h"
 #include "tlm/common/error.h"
 #include "tlm/common/log.h"
@@ -111,21 +112,6 @@ void set_bench_scenario(Scenario& s, const std::vector<std::string>& sets) {
   for (const auto& a : sets) s.set_assignment(a);
 }
 
-// `netasic run` after the run: outputs, the summary, and exit 3 when flows were left incomplete.
-int finish_run(netasic::Simulation& sim, const std::string& out_dir) {
-  sim.write_outputs(out_dir);
-  std::cout << sim.summary_table();
-  std::cout << fmt::format("  {:<28} {}/summary.json, flows.csv, fct.txt, ports.csv, tables.json\n", "outputs", out_dir);
-  if (!sim.all_flows_completed() && !sim.fabric().hit_time_limit()) {
-    std::cerr << fmt::format("netasic: the run ended with {} of {} flows incomplete and no events left "
-                             "(deadlock or lost packets); see {}/flows.csv\n",
-                             sim.flows().size() - sim.flows().completed(), sim.flows().size(), out_dir)
-              << sim.incomplete_report(8);
-    return 3;
-  }
-  return 0;
-}
-
 int print_bench(netasic::Simulation& sim) {
   const double hops_per_s = static_cast<double>(sim.packet_hops()) / sim.wall_seconds();
   std::cout << fmt::format("bench: {}\n", sim.topology().description);
@@ -198,20 +184,16 @@ int sc_main(int argc, char** argv) {
     if (export_topo.parsed()) return export_topo.run();
     if (sizing->parsed()) return sizing->run();
 
+    if (run->parsed())
+      return netasic::run_command(scenario_path, sets, seed_option->count() > 0 ? &seed : nullptr, out_dir,
+                                  want_progress(quiet, progress));
     Scenario s;
     netasic::RunOptions opts;
-    if (run->parsed()) {
-      if (!scenario_path.empty()) s.load_yaml_file(scenario_path);
-      for (const auto& a : sets) s.set_assignment(a);
-      if (seed_option->count() > 0) s.set("sim.seed", seed, "--seed");
-      opts.progress = want_progress(quiet, progress);
-    } else {
-      set_bench_scenario(s, bench_sets);
-      opts.progress = want_progress(bench_quiet, false);
-    }
+    set_bench_scenario(s, bench_sets);
+    opts.progress = want_progress(bench_quiet, false);
     netasic::Simulation sim(s);
     sim.run(opts);
-    return run->parsed() ? finish_run(sim, out_dir) : print_bench(sim);
+    return print_bench(sim);
   } catch (const InputError& e) {
     std::cerr << "netasic: error: " << e.what() << "\n";
     return 2;

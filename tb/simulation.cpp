@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "tb/config/builders.h"
+#include "tb/output_dir.h"
 #include "tb/packet_trace.h"
 #include "tb/timeseries.h"
 #include "tb/report.h"
@@ -166,10 +167,20 @@ void Simulation::run(const RunOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   std::uint64_t last_events = 0;
   auto last_t = t0;
-  if (options.progress) {
-    fabric_->set_progress(
-        [&, this] {
-          const auto now = std::chrono::steady_clock::now();
+  // The callback also stops the run on SIGINT / SIGTERM (tb/output_dir.h), so it is always set; the wall
+  // clock is read once per 64K events, the progress line printed at its own interval.
+  auto last_print = t0;
+  fabric_->set_progress(
+      [&, this] {
+        const auto now = std::chrono::steady_clock::now();
+        if (interrupt_signal() != 0) {
+          interrupted_ = true;
+          fabric_->request_stop();
+        }
+        if (!options.progress || std::chrono::duration<double>(now - last_print).count() < options.progress_interval_s)
+          return;
+        last_print = now;
+        {
           const double dt = std::chrono::duration<double>(now - last_t).count();
           const double rate = dt > 0 ? static_cast<double>(fabric_->events() - last_events) / dt : 0;
           last_events = fabric_->events();
@@ -178,9 +189,9 @@ void Simulation::run(const RunOptions& options) {
                        ps_to_ns(fabric_->now()) / 1000.0, static_cast<unsigned long long>(flows_.completed()),
                        flows_.size(), rate / 1e6, std::chrono::duration<double>(now - t0).count());
           std::fflush(stderr);
-        },
-        options.progress_interval_s);
-  }
+        }
+      },
+      std::min(options.progress_interval_s, 0.1));
   sc_core::sc_start();
   wall_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   end_time_ = fabric_->now();
@@ -377,45 +388,21 @@ void Simulation::write_ports_csv(std::ostream& out) const {
   }
 }
 
-void Simulation::write_outputs(const std::string& dir) const {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw InputError(fmt::format("--out {}: cannot create directory: {}", dir, ec.message()));
-  auto open = [&](const std::string& name) {
-    std::ofstream f(std::filesystem::path(dir) / name);
-    if (!f) throw InputError(fmt::format("--out {}: cannot write {}", dir, name));
-    return f;
-  };
-  {
-    auto f = open("summary.json");
-    f << summary().dump(2) << "\n";
-  }
-  {
-    auto f = open("flows.csv");
-    write_flows_csv(f);
-  }
-  {
-    auto f = open("ports.csv");
-    write_ports_csv(f);
-  }
-  {
-    auto f = open("fct.txt");
-    write_fct_txt(f);
-  }
-  if (series_) {
-    auto f = open("timeseries.csv");
-    series_->write_csv(f);
-  }
+void Simulation::write_outputs(const std::string& dir) const { write_outputs(OutputDir(dir)); }
+
+// Each file complete under its own name or not at all (OutputDir::write); summary.json last, so a
+// directory with a summary has every other result too.
+void Simulation::write_outputs(const OutputDir& out) const {
+  out.write("flows.csv", [this](std::ostream& f) { write_flows_csv(f); });
+  out.write("ports.csv", [this](std::ostream& f) { write_ports_csv(f); });
+  out.write("fct.txt", [this](std::ostream& f) { write_fct_txt(f); });
+  if (series_) out.write("timeseries.csv", [this](std::ostream& f) { series_->write_csv(f); });
   if (trace_) {
-    auto f = open("trace.json");
-    trace_->write_json(f);
-    auto pcap = open("packets.pcap");
-    trace_->write_pcap(pcap);
+    out.write("trace.json", [this](std::ostream& f) { trace_->write_json(f); });
+    out.write("packets.pcap", [this](std::ostream& f) { trace_->write_pcap(f); });
   }
-  {
-    auto f = open("tables.json");
-    f << tables().dump(2) << "\n";
-  }
+  out.write("tables.json", [this](std::ostream& f) { f << tables().dump(2) << "\n"; });
+  out.write("summary.json", [this](std::ostream& f) { f << summary().dump(2) << "\n"; });
 }
 
 }  // namespace netasic

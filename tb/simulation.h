@@ -44,8 +44,12 @@ class Simulation {
   nlohmann::json tables() const;  // tables.json: every Flowcut and flowlet table
   // One line per incomplete flow (at most `max`): where its sender and receiver stand.
   std::string incomplete_report(std::size_t max) const;
-  // Writes summary.json, flows.csv and ports.csv into `dir` (created if needed).
+  // Writes every result file into `dir` (created if needed), each through a temporary file; OutputError
+  // (tb/output_dir.h) when one cannot be written.
   void write_outputs(const std::string& dir) const;
+  void write_outputs(const class OutputDir& out) const;
+  // The run stopped early on SIGINT or SIGTERM (tb/output_dir.h).
+  bool interrupted() const { return interrupted_; }
 
   // Ideal FCT of a flow alone on the idle network: its wire bytes at the path's bottleneck rate plus the
   // path's latency (propagation, switch pipelines, NIC processing).
@@ -90,6 +94,7 @@ class Simulation {
   Ps end_time_ = 0;
   double wall_seconds_ = 0;
   bool ran_ = false;
+  bool interrupted_ = false;
   std::unique_ptr<class PacketTrace> trace_;  // trace.enabled: what the links report (tb/packet_trace.h)
   std::unique_ptr<class TimeSeries> series_;  // stats.sample_us > 0 (tb/timeseries.h)
 };

@@ -1,0 +1,82 @@
+#include "tb/run_command.h"
+
+#include <fmt/format.h>
+
+#include <csignal>
+#include <iostream>
+
+#include "tb/output_dir.h"
+#include "tb/scenario.h"
+#include "tb/simulation.h"
+
+namespace netasic {
+
+namespace {
+
+// The list of files the run wrote, for the summary's last line.
+std::string written(const Scenario& s, const std::string& dir) {
+  std::string files = fmt::format("{}/summary.json, flows.csv, fct.txt, ports.csv, tables.json", dir);
+  if (s.number("stats.sample_us") > 0) files += ", timeseries.csv";
+  if (s.boolean("trace.enabled")) files += ", trace.json, packets.pcap";
+  return files;
+}
+
+int finish_run(Simulation& sim, const Scenario& s, const OutputDir& out) {
+  sim.write_outputs(out);
+  out.finish();
+  std::cout << sim.summary_table();
+  std::cout << fmt::format("  {:<28} {}\n", "outputs", written(s, out.path()));
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "netasic: error: cannot write the summary to standard output\n";
+    return 1;
+  }
+  if (!sim.all_flows_completed() && !sim.fabric().hit_time_limit()) {
+    std::cerr << fmt::format("netasic: the run ended with {} of {} flows incomplete and no events left "
+                             "(deadlock or lost packets); see {}/flows.csv\n",
+                             sim.flows().size() - sim.flows().completed(), sim.flows().size(), out.path())
+              << sim.incomplete_report(8);
+    return 3;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_command(const std::string& scenario_path, const std::vector<std::string>& sets, const std::string* seed,
+                const std::string& out_dir, bool progress) {
+  Scenario s;
+  if (!scenario_path.empty()) s.load_yaml_file(scenario_path);
+  for (const auto& a : sets) s.set_assignment(a);
+  if (seed != nullptr) s.set("sim.seed", *seed, "--seed");
+  // Everything about the output directory is checked before the model is built and run.
+  const OutputDir out(out_dir);
+  out.check_inputs(scenario_path, s);
+  Simulation sim(s);
+  install_interrupt_handlers();
+  out.begin();
+  try {
+    RunOptions opts;
+    opts.progress = progress;
+    sim.run(opts);
+    if (sim.interrupted()) {
+      const int sig = interrupt_signal();
+      const char* name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+      out.interrupted(name, static_cast<double>(sim.sim_time()) / 1e6);
+      std::cerr << fmt::format("netasic: interrupted by {} at simulated time {:.3f} us; {}/INTERRUPTED says so, no "
+                               "results written\n",
+                               name, static_cast<double>(sim.sim_time()) / 1e6, out.path());
+      return 128 + sig;
+    }
+    return finish_run(sim, s, out);
+  } catch (const OutputError& e) {
+    out.finish();
+    std::cerr << "netasic: error: " << e.what() << "\n";
+    return 1;
+  } catch (...) {
+    out.finish();  // the run is over either way; its error is reported by the caller
+    throw;
+  }
+}
+
+}  // namespace netasic
