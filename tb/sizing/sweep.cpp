@@ -3,6 +3,7 @@
 // sweep_results.cpp.
 #include "tb/sizing/sweep.h"
 
+#include <csignal>
 #include <filesystem>
 #include <thread>
 
@@ -128,7 +129,15 @@ int run_sweep(const SweepOptions& opts) {
   Progress progress(runs.size(), skipped, jobs);
   progress.update(done, failed, 0, true);
   if (backend == Backend::local) {
-    run_local(binary, jobs, opts.retries, runs, progress, done, failed);
+    try {
+      run_local(binary, jobs, opts.retries, runs, progress, done, failed);
+    } catch (const SweepInterrupted& i) {
+      progress.finish();
+      std::cerr << fmt::format("sweep: interrupted by {}; running points stopped (their directories say "
+                               "INTERRUPTED), {} of {} points done; run the same command to resume\n",
+                               i.signal == SIGINT ? "SIGINT" : "SIGTERM", done, runs.size());
+      return 128 + i.signal;
+    }
   } else {
     run_slurm(binary, out, sl, opts.retries, runs, progress, done, failed);
   }

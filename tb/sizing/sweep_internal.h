@@ -29,12 +29,18 @@ void apply(Scenario& s, const std::string& key, const std::string& value, const 
 // The point's scenario text: every key not at its default, in key order (its hash identifies the point).
 std::string scenario_text(const Scenario& s);
 
+// The sweep was stopped by SIGINT or SIGTERM (its running points stopped with it).
+struct SweepInterrupted {
+  int signal;
+};
+
 struct PointRun {
   const SweepPoint* point;
   std::filesystem::path dir;
   int attempts = 0;
   int exit_code = -1;
   bool done = false;
+  int lock_fd = -1;  // the point's LOCK file, flock()ed while its run process lives (local backend)
 };
 
 // Done: the sweep recorded it (done.json with the same inputs hash), or a task run outside the sweep (another

@@ -244,3 +244,57 @@ TEST(PlotCli, WritesAPngAndRejectsUnknownColumns) {
 
 }  // namespace
 }  // namespace netasic::sizing
+
+namespace netasic::sizing {
+namespace {
+
+// Runs `script` in bash; its output and exit status.
+Result bash(const std::string& script) {
+  const fs::path s = write("script.sh", script);
+  FILE* pipe = popen(("bash " + s.string() + " 2>&1").c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int raw = pclose(pipe);
+  return Result{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
+}
+
+// Two long points (several seconds each); SIGTERM to the sweep stops both points' processes with it.
+TEST(SweepSafety, StoppingTheSweepStopsItsRunningPoints) {
+  const fs::path f = write("long.yaml", "set:\n  topology.fat_tree.k: 16\n  workload.size_bytes: 16777216\n"
+                                        "grid:\n  routing.policy: [ecmp, spray]\n");
+  const fs::path out = tmp("long-out");
+  const Result r = bash(std::string(NETASIC_BINARY) + " sweep " + f.string() + " -j 2 --out " + out.string() +
+                        " & pid=$!\n"
+                        "for i in $(seq 400); do [ $(ls " + out.string() + "/points/*/RUNNING 2>/dev/null | wc -l) = 2 ] && break; sleep 0.05; done\n"
+                        "kill -TERM $pid; wait $pid; echo sweep_status=$?\n"
+                        "sleep 0.5; pgrep -f -- '--out " + out.string() + "/points' && echo LEFT_RUNNING || echo none_left\n");
+  EXPECT_NE(r.output.find("sweep_status=143"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("none_left"), std::string::npos) << r.output;
+  int interrupted = 0;
+  for (const auto& d : fs::directory_iterator(out / "points")) interrupted += fs::exists(d.path() / "INTERRUPTED");
+  EXPECT_EQ(interrupted, 2);
+}
+
+// A point locked by another process (a first sweep's point still running) is never run again at once.
+TEST(SweepSafety, AResumeRefusesAPointAnotherProcessIsRunning) {
+  const fs::path f = write("locked.yaml", kTiny + "grid:\n  flowcut.table.entries: [16]\n");
+  const fs::path out = tmp("locked-out");
+  Result r = cmd("sweep " + f.string() + " --dry-run");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string hash = r.output.substr(2, r.output.find(' ', 2) - 2);  // "0 <hash> ..."
+  const fs::path point = out / "points" / hash;
+  fs::create_directories(point);
+  r = bash("flock " + (point / "LOCK").string() + " sleep 3 &\nsleep 0.3\n" + NETASIC_BINARY + " sweep " + f.string() +
+           " --out " + out.string() + "; echo status=$?\nwait\n");
+  EXPECT_NE(r.output.find("status=2"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("point 0 (" + hash + ") is being run by another process"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(point / "summary.json"));
+  // Once the other process is gone, the same command runs it.
+  r = cmd("sweep " + f.string() + " --out " + out.string());
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(fs::exists(point / "summary.json"));
+}
+
+}  // namespace
+}  // namespace netasic::sizing
