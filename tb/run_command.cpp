@@ -31,6 +31,15 @@ int finish_run(Simulation& sim, const Scenario& s, const OutputDir& out) {
     std::cerr << "netasic: error: cannot write the summary to standard output\n";
     return 1;
   }
+  if (sim.stalled()) {
+    std::cerr << fmt::format("netasic: no byte was delivered for {:.0f} us of simulated time (sim.stall_timeout_us) "
+                             "while flows were under way; stopped at {:.3f} us with {} of {} flows incomplete; see "
+                             "{}/flows.csv\n",
+                             static_cast<double>(sim.stall_timeout()) / 1e6, static_cast<double>(sim.sim_time()) / 1e6,
+                             sim.flows().size() - sim.flows().completed(), sim.flows().size(), out.path())
+              << sim.incomplete_report(8);
+    return 3;
+  }
   if (!sim.all_flows_completed() && !sim.fabric().hit_time_limit()) {
     std::cerr << fmt::format("netasic: the run ended with {} of {} flows incomplete and no events left "
                              "(deadlock or lost packets); see {}/flows.csv\n",

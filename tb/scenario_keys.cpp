@@ -45,6 +45,10 @@ std::vector<KeyDef> run_topology_link_keys() {
       // Run control.
       I("sim.seed", "", "1", 0, 1e18, "Seed of the run; every component derives its own random stream from it."),
       N("sim.max_time_us", "us", "0", 0, 1e9, "Stop after this much simulated time; 0 runs until every flow completes."),
+      N("sim.stall_timeout_us", "us", "100000", 0, 1e9,
+        "Progress watchdog: stop the run (exit 3, outputs written) when flows are under way but no byte has "
+        "been delivered for this long of simulated time (a link that loses nearly every packet, a flow paused "
+        "for ever); 0: never."),
       N("sim.sync_quantum_ns", "ns", "1000", 0, 1e6,
         "TLM-2.0 temporal decoupling: how far the fabric's event queue may run ahead of SystemC time in one "
         "activation. Results do not depend on it (events still run in exact time order); 0 keeps the fabric "

@@ -24,6 +24,7 @@ namespace netasic {
 
 Simulation::Simulation(const Scenario& scenario) : scenario_(scenario) {
   if (scenario_.boolean("sim.huge_pages")) prepare_huge_page_heap();
+  stall_timeout_ps_ = static_cast<Ps>(scenario_.number("sim.stall_timeout_us") * 1e6 + 0.5);
   elaborate();
   if (scenario_.boolean("trace.enabled")) trace_ = std::make_unique<PacketTrace>(scenario_, *this);
   if (scenario_.number("stats.sample_us") > 0) series_ = std::make_unique<TimeSeries>(scenario_, *this);
@@ -177,6 +178,7 @@ void Simulation::run(const RunOptions& options) {
           interrupted_ = true;
           fabric_->request_stop();
         }
+        check_stall();
         if (!options.progress || std::chrono::duration<double>(now - last_print).count() < options.progress_interval_s)
           return;
         last_print = now;
@@ -196,6 +198,27 @@ void Simulation::run(const RunOptions& options) {
   wall_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   end_time_ = fabric_->now();
   if (options.progress && wall_seconds_ >= options.progress_interval_s) std::fprintf(stderr, "\n");
+}
+
+// Progress watchdog (sim.stall_timeout_us): flows under way, yet no byte delivered for that long of
+// simulated time (every packet lost on a link that drops nearly all, a flow paused forever), stops the run
+// instead of letting it go on for ever. Checked from the progress callback, a few times a wall second.
+void Simulation::check_stall() {
+  if (stall_timeout_ps_ == 0) return;
+  const Ps now = fabric_->now();
+  std::uint64_t delivered = 0;
+  bool under_way = false;
+  for (const Flow& f : flows_.flows()) {
+    delivered += f.delivered_bytes;
+    under_way |= f.start <= now && !f.done();
+  }
+  if (delivered != stall_delivered_ || !under_way) {
+    stall_delivered_ = delivered;
+    stall_since_ = now;
+  } else if (now - stall_since_ >= stall_timeout_ps_) {
+    stalled_ = true;
+    fabric_->request_stop();
+  }
 }
 
 Ps Simulation::ideal_fct(const Flow& f) const {

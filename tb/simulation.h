@@ -50,6 +50,9 @@ class Simulation {
   void write_outputs(const class OutputDir& out) const;
   // The run stopped early on SIGINT or SIGTERM (tb/output_dir.h).
   bool interrupted() const { return interrupted_; }
+  // The progress watchdog stopped the run (sim.stall_timeout_us); stall_timeout() is that time.
+  bool stalled() const { return stalled_; }
+  Ps stall_timeout() const { return stall_timeout_ps_; }
 
   // Ideal FCT of a flow alone on the idle network: its wire bytes at the path's bottleneck rate plus the
   // path's latency (propagation, switch pipelines, NIC processing).
@@ -95,6 +98,11 @@ class Simulation {
   double wall_seconds_ = 0;
   bool ran_ = false;
   bool interrupted_ = false;
+  void check_stall();
+  Ps stall_timeout_ps_ = 0;
+  Ps stall_since_ = 0;
+  std::uint64_t stall_delivered_ = 0;
+  bool stalled_ = false;
   std::unique_ptr<class PacketTrace> trace_;  // trace.enabled: what the links report (tb/packet_trace.h)
   std::unique_ptr<class TimeSeries> series_;  // stats.sample_us > 0 (tb/timeseries.h)
 };

@@ -116,5 +116,37 @@ TEST(OutputSafety, SigtermStopsTheRunAndMarksTheDirectory) {
   for (const char* f : {"RUNNING", "summary.json", "flows.csv", "flows.csv.tmp"}) EXPECT_FALSE(fs::exists(d / f)) << f;
 }
 
+// A run where nothing can be delivered (a host link that loses all but one packet in ten million, and a
+// transport that resends for ever) stops at the watchdog instead of running for ever: exit 3, outputs written.
+TEST(RunControl, ARunThatCannotProgressStopsAtTheWatchdog) {
+  const fs::path d = fresh("stall");
+  fs::create_directories(d);
+  write(d.string() + "-topo.txt", "3 1 2\n2\n0 2 100Gbps 1000ns 0.9999999\n1 2 100Gbps 1000ns 0\n");
+  const Result r = shell("timeout 60 " + kBin + " run --set topology.type=file --set topology.file=" + d.string() +
+                         "-topo.txt --set nic.transport=gbn --set sim.stall_timeout_us=2000 --quiet --out " + d.string());
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("no byte was delivered for 2000 us of simulated time (sim.stall_timeout_us)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_TRUE(fs::exists(d / "flows.csv"));
+  EXPECT_FALSE(fs::exists(d / "RUNNING"));
+}
+
+// A flow file declaring 0 flows is valid (docs/input-files.md): an empty run, exit 0.
+TEST(RunControl, AFlowFileWithNoFlowsRunsEmpty) {
+  const fs::path d = fresh("noflows");
+  fs::create_directories(d);
+  write(d.string() + "-flows.txt", "0\n");
+  const Result r = shell(kBin + " run --set topology.fat_tree.k=4 --set workload.type=file --set workload.file=" +
+                         d.string() + "-flows.txt --quiet --out " + d.string());
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("flows completed              0 / 0"), std::string::npos) << r.output;
+  std::ifstream in(d / "flows.csv");
+  std::string header, row;
+  std::getline(in, header);
+  EXPECT_EQ(header.rfind("id,src,dst", 0), 0u);
+  EXPECT_FALSE(static_cast<bool>(std::getline(in, row))) << row;
+}
+
 }  // namespace
 }  // namespace netasic
