@@ -9,6 +9,7 @@
 
 #include <boost/circular_buffer.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -21,6 +22,21 @@
 #include "tlm/model/report.h"
 
 namespace netasic {
+
+// One bit per packet of a flow (acknowledged, received), stored only up to the highest packet set so far:
+// a flow's memory grows with what it has sent, not with its size, so a huge flow under a short time limit
+// costs nothing up front. Bits never set read as false.
+class PacketBits {
+ public:
+  bool operator[](std::uint32_t i) const { return i < bits_.size() && bits_[i]; }
+  void set(std::uint32_t i, std::uint32_t limit) {
+    if (i >= bits_.size()) bits_.resize(std::min<std::size_t>(limit, std::max<std::size_t>(i + 1, bits_.size() * 2)), false);
+    bits_[i] = true;
+  }
+
+ private:
+  std::vector<bool> bits_;
+};
 
 // The end-to-end transport every flow of the run uses (nic.transport).
 enum class TransportKind : std::uint8_t { basic, reorder, go_back_n, selective_repeat };
@@ -141,7 +157,7 @@ class Transport : public Reporting {
     return c;
   }
   // No progress for a whole timeout: the flow goes back to its first packet not in `acked`, nothing in flight.
-  static void rewind(Flow& f, const std::vector<bool>& acked) {
+  static void rewind(Flow& f, const PacketBits& acked) {
     std::uint32_t first = 0;
     while (first < f.packets && acked[first]) ++first;
     f.next_psn = first;

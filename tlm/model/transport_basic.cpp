@@ -20,12 +20,12 @@ class BasicTransport final : public Transport {
 
   void add_flow(Flow& f) override {
     tx_.resize(f.tx_slot + 1);
-    tx_[f.tx_slot].acked.assign(f.packets, false);
+    tx_[f.tx_slot].acked = PacketBits();
     if (cc_) cc_->add_sender(f);
   }
   void add_incoming_flow(Flow& f) override {
     rx_.resize(f.rx_slot + 1);
-    rx_[f.rx_slot].received.assign(f.packets, false);
+    rx_[f.rx_slot].received = PacketBits();
     if (cc_) cc_->add_receiver(f);
   }
 
@@ -49,7 +49,7 @@ class BasicTransport final : public Transport {
     Sender& s = tx_[f.tx_slot];
     const std::uint32_t psn = p->ack_psn;
     if (psn < f.packets && !s.acked[psn]) {
-      s.acked[psn] = true;
+      s.acked.set(psn, f.packets);
       ++f.acked_count;
       f.inflight_bytes -= std::min<std::uint64_t>(f.inflight_bytes, p->ack_bytes);
       f.last_ack = ctx_.now();
@@ -63,11 +63,11 @@ class BasicTransport final : public Transport {
 
  private:
   struct Sender {
-    std::vector<bool> acked;
+    PacketBits acked;
     std::uint32_t acked_upto = 0;  // every PSN below is acknowledged
   };
   struct Receiver {
-    std::vector<bool> received;
+    PacketBits received;
   };
   std::vector<Sender> tx_;
   std::vector<Receiver> rx_;
@@ -76,13 +76,13 @@ class BasicTransport final : public Transport {
 bool BasicTransport::on_data(Flow& f, Packet* p) {
   NicCounters& n = ctx_.counters;
   ++n.data_packets_received;
-  std::vector<bool>& received = rx_[f.rx_slot].received;
+  PacketBits& received = rx_[f.rx_slot].received;
   const std::uint32_t psn = p->psn;
   if (psn < f.expected_psn || received[psn]) {
     ctx_.count_duplicate(f);
   } else {
     ctx_.count_order(f, psn, psn - f.expected_psn);
-    received[psn] = true;
+    received.set(psn, f.packets);
     f.delivered_bytes += p->payload_bytes;
     n.payload_delivered += p->payload_bytes;
     while (f.expected_psn < f.packets && received[f.expected_psn]) ++f.expected_psn;

@@ -29,7 +29,7 @@ class ReorderTransport final : public Transport {
   void add_flow(Flow& f) override {
     tx_.emplace_back();
     tx_.back().flow = f.id;
-    tx_.back().acked.assign(f.packets, false);
+    tx_.back().acked = PacketBits();
     if (cc_) cc_->add_sender(f);
   }
   void add_incoming_flow(Flow& f) override;
@@ -61,7 +61,7 @@ class ReorderTransport final : public Transport {
   // Source: cumulative ACK point, packets to resend (NACKed), injection mode.
   struct Sender {
     std::uint32_t flow = kNone;
-    std::vector<bool> acked;
+    PacketBits acked;
     std::uint32_t acked_upto = 0;      // every PSN below is acknowledged
     std::set<std::uint32_t> resend;    // NACKed PSNs, lowest first (the one the destination waits for)
     bool injection_limited = false;    // after a rejection, until every rejected PSN is acknowledged
@@ -315,7 +315,7 @@ void ReorderTransport::ack_upto(Flow& f, std::uint32_t sn) {
   if (sn >= f.packets || sn + 1 <= s.acked_upto) return;
   for (std::uint32_t psn = s.acked_upto; psn <= sn; ++psn) {
     if (s.acked[psn]) continue;
-    s.acked[psn] = true;
+    s.acked.set(psn, f.packets);
     ++f.acked_count;
     f.inflight_bytes -= std::min<std::uint64_t>(f.inflight_bytes, ctx_.payload_of(f, psn));
     if (s.injection_limited) ++s.li_credits;

@@ -70,9 +70,9 @@ class SelectiveRepeatTransport final : public Transport {
 
  private:
   struct Sender {
-    Sender(std::uint32_t packets, std::uint32_t dupthresh) : tx(packets, dupthresh), acked(packets, false) {}
+    Sender(std::uint32_t packets, std::uint32_t dupthresh) : tx(packets, dupthresh) {}
     SrSender tx;                  // the retransmission scoreboard
-    std::vector<bool> acked;
+    PacketBits acked;
     std::set<std::uint32_t> resend;  // presumed lost, lowest first
   };
   struct Receiver {
@@ -153,7 +153,7 @@ std::uint32_t SelectiveRepeatTransport::on_ack(Flow& f, const Packet* p) {
   result_.clear();
   s.tx.on_sack(p->ack_psn, blocks, n, result_);
   for (const std::uint32_t psn : result_.acked) {
-    s.acked[psn] = true;
+    s.acked.set(psn, f.packets);
     ++f.acked_count;
   }
   if (!result_.acked.empty()) f.last_ack = ctx_.now();
