@@ -125,6 +125,18 @@ int print_bench(netasic::Simulation& sim) {
 
 }  // namespace
 
+// A first argument that is neither an option nor a command: CLI11 would only say "A subcommand is required".
+bool unknown_command(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return false;
+  std::string names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->get_name() == argv[1]) return false;
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  }
+  std::cerr << fmt::format("netasic: error: unknown command '{}'; commands: {}\n", argv[1], names);
+  return true;
+}
+
 // SystemC prints its banner when its kernel starts, unless this is set; the summary owns stdout.
 [[maybe_unused]] static const int kNoBanner = setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
 
@@ -170,6 +182,7 @@ int sc_main(int argc, char** argv) {
   const netasic::ExportTopologyCommand export_topo(app);  // export-topology (tb/topology_export.h)
   auto sizing = netasic::sizing::add_commands(app);  // size, sweep, plot (tb/sizing)
 
+  if (unknown_command(app, argc, argv)) return 2;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -47,7 +47,12 @@ void Simulation::elaborate() {
   workload_ = build_workload(s, topology_);
   const Topology& t = topology_;
   ports_ = build_ports(t);
-  routing_ = build_routing_table(s, t, ports_);
+  try {
+    routing_ = build_routing_table(s, t, ports_);
+  } catch (const InputError& e) {
+    // Name the topology (for a file, its path) the routing found wrong: "topo.txt: 6 hosts, ...: not connected".
+    throw InputError(fmt::format("{}: {}", t.description, e.what()));
+  }
   policy_ = build_routing_policy(s, t);
   const std::uint8_t vcs = virtual_channels(t, policy_);
   if (policy_ == RoutingPolicy::flowcut) flowcut_ = build_flowcut_params(s, t, *routing_);

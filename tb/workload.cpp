@@ -191,7 +191,16 @@ void random_partners(Gen& g) {
   const auto tclass = g.tclass;
   Rng& rng = g.rng;
   Workload& w = g.w;
-  const FlowSizeCdf cdf = FlowSizeCdf::from_spec(s.string("workload.cdf"));
+  const FlowSizeCdf cdf = [&] {
+    try {
+      return FlowSizeCdf::from_spec(s.string("workload.cdf"));
+    } catch (const InputError& e) {
+      // A file's own errors name the file and line; a name that is neither a built-in nor a file gets its key.
+      const std::string m = e.what();
+      if (m.rfind(s.string("workload.cdf") + ":", 0) == 0) throw;
+      throw InputError(fmt::format("workload.cdf ({}): {}", s.origin("workload.cdf"), m));
+    }
+  }();
   check_flow_packets(fmt::format("workload.cdf = {}: its largest size", s.string("workload.cdf")), cdf.max_bytes(),
                      static_cast<std::uint64_t>(s.integer("nic.mtu_bytes")));
   const double load = s.number("workload.load");
