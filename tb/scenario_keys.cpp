@@ -234,7 +234,24 @@ std::vector<KeyDef> nic_keys() {
       C<CongestionControlKind>("nic.cc", "none", congestion_control_choices(),
         "Congestion control at the source NIC: none (only nic.window_bytes), or dctcp: data packets carry ECT, "
         "switches mark CE above switch.ecn_threshold_bytes, the receiver echoes the marks, and each flow keeps "
-        "a DCTCP window (nic.dctcp.*), capped by nic.window_bytes when that is set."),
+        "a DCTCP window (nic.dctcp.*), capped by nic.window_bytes when that is set; dcqcn: rate-based (DCQCN, "
+        "Zhu et al. SIGCOMM 2015): the same marking, the destination sends CNPs, each flow is paced at its "
+        "rate (nic.dcqcn.*); only nic.window_bytes bounds its bytes in flight."),
+      N("nic.dcqcn.g", "", "0.00390625", 0.0001, 1, "DCQCN: gain of alpha (1/256, the DCQCN paper)."),
+      N("nic.dcqcn.alpha_timer_us", "us", "55", 0.001, 1e6,
+        "DCQCN: alpha decays by (1 - g) every this long without a CNP (K = 55 us, the DCQCN paper)."),
+      N("nic.dcqcn.rate_timer_us", "us", "55", 0.001, 1e6,
+        "DCQCN: period of the rate-increase timer (55 us, the DCQCN paper)."),
+      I("nic.dcqcn.byte_counter_bytes", "bytes", "10485760", 1, 1e12,
+        "DCQCN: a rate-increase event every this many bytes sent (B = 10 MB, the DCQCN paper)."),
+      I("nic.dcqcn.fast_recovery_stages", "", "5", 0, 1000,
+        "DCQCN: F, rate-increase events of fast recovery after a cut (5, the DCQCN paper)."),
+      N("nic.dcqcn.rai_mbps", "Mb/s", "40", 0.001, 1e6, "DCQCN: additive increase step R_AI (40 Mb/s, the DCQCN paper)."),
+      N("nic.dcqcn.rhai_mbps", "Mb/s", "400", 0.001, 1e6,
+        "DCQCN: hyper increase step R_HAI (10 x R_AI, QCN's ratio; docs/dcqcn.md)."),
+      N("nic.dcqcn.min_rate_mbps", "Mb/s", "10", 0.001, 1e6, "DCQCN: the lowest rate a cut can bring."),
+      N("nic.dcqcn.cnp_interval_us", "us", "50", 0, 1e6,
+        "DCQCN: the destination sends at most one CNP per flow per this interval (N = 50 us, the DCQCN paper)."),
       N("nic.dctcp.g", "", "0.0625", 0.0001, 1,
         "DCTCP: gain of alpha, the moving average of the fraction of bytes marked per window of data."),
       I("nic.dctcp.initial_window_bytes", "bytes", "16384", 64, 1e12,

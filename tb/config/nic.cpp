@@ -38,6 +38,34 @@ void build_reorder(const Scenario& s, NicConfig& nic) {
   nic.reorder_unit_bytes = unit;
 }
 
+// DCQCN: the reaction point starts at the rate of the hosts' links (all equal: a flow's first rate is its
+// NIC's line rate).
+void build_dcqcn(const Scenario& s, const Topology& t, NicConfig& nic) {
+  DcqcnConfig& c = nic.dcqcn_config;
+  double line = 0;
+  for (const auto& l : t.links) {
+    if (t.is_switch(l.a) && t.is_switch(l.b)) continue;
+    const double rate = l.rate_gbps * l.scale;
+    if (line != 0 && rate != line)
+      throw InputError(fmt::format("nic.cc = dcqcn: host links at {} and {} Gb/s; the line rate must be one for every "
+                                   "host link", line, rate));
+    line = rate;
+  }
+  c.line_rate_gbps = line > 0 ? line : s.number("link.rate_gbps");
+  c.g = s.number("nic.dcqcn.g");
+  c.alpha_timer_ps = static_cast<Ps>(s.number("nic.dcqcn.alpha_timer_us") * kPsPerUs);
+  c.rate_timer_ps = static_cast<Ps>(s.number("nic.dcqcn.rate_timer_us") * kPsPerUs);
+  c.byte_counter_bytes = static_cast<std::uint64_t>(s.integer("nic.dcqcn.byte_counter_bytes"));
+  c.fast_recovery_stages = static_cast<std::uint32_t>(s.integer("nic.dcqcn.fast_recovery_stages"));
+  c.rai_gbps = s.number("nic.dcqcn.rai_mbps") / 1000;
+  c.rhai_gbps = s.number("nic.dcqcn.rhai_mbps") / 1000;
+  c.min_rate_gbps = s.number("nic.dcqcn.min_rate_mbps") / 1000;
+  if (c.min_rate_gbps > c.line_rate_gbps)
+    throw InputError(fmt::format("nic.dcqcn.min_rate_mbps = {} is above the hosts' line rate of {} Gb/s",
+                                 s.number("nic.dcqcn.min_rate_mbps"), c.line_rate_gbps));
+  nic.cnp_interval_ps = static_cast<Ps>(s.number("nic.dcqcn.cnp_interval_us") * kPsPerUs);
+}
+
 }  // namespace
 
 NicConfig build_nic_config(const Scenario& s, const Topology& t, const FlowcutParams* flowcut) {
@@ -61,6 +89,7 @@ NicConfig build_nic_config(const Scenario& s, const Topology& t, const FlowcutPa
   nic_config.dctcp_config.initial_window = static_cast<std::uint64_t>(s.integer("nic.dctcp.initial_window_bytes"));
   nic_config.dctcp_config.max_window = nic_config.window_bytes;
   nic_config.dctcp_config.slow_start = s.choice<Switched>("nic.dctcp.slow_start") == Switched::on;
+  if (nic_config.cc == CongestionControlKind::dcqcn) build_dcqcn(s, t, nic_config);
   if (nic_config.transport == TransportKind::reorder) build_reorder(s, nic_config);
   return nic_config;
 }

@@ -17,7 +17,7 @@ Nic::Nic(const sc_core::sc_module_name& name, Fabric& fabric, const NicConfig& c
       host_(host),
       control_(config.control_queue_packets),
       rng_(seed, 0x4E49430000000000ULL + host),
-      ctx_{fabric_, flows_, config_, counters_, control_, active_, this->name()},
+      ctx_{fabric_, flows_, config_, counters_, control_, active_, this->name(), this, 0},
       transport_(make_transport(ctx_)) {
   if (config_.mtu_bytes == 0) throw InputError("nic.mtu_bytes must be > 0");
   if (const FlowcutParams* fc = config_.flowcut) {
@@ -74,6 +74,10 @@ void Nic::on_event(std::uint32_t kind, std::uint64_t data) {
     case kFgfcExpire:
       fgfc_expire(flows_[static_cast<std::uint32_t>(data)]);
       break;
+    case kPace:
+      if (ctx_.pace_wake == data) ctx_.pace_wake = 0;
+      try_send();
+      break;
     default:
       break;
   }
@@ -115,6 +119,9 @@ void Nic::deliver(Packet* p) {
     receive_data(p);
   } else if (p->type == PacketType::ack || p->type == PacketType::nack) {
     receive_ack(p);
+  } else if (p->type == PacketType::cnp) {
+    transport_->receive_cnp(flows_[p->flow]);
+    fabric_.pool().put(p);
   } else if (p->type == PacketType::fgfc) {
     receive_fgfc(p);
   } else if (p->type == PacketType::pause || p->type == PacketType::resume) {
@@ -187,6 +194,7 @@ Packet* Nic::build_data_packet(Flow& f, const SendChoice& c) {
     counters_.resent_bytes += p->size_bytes;
   }
   transport_->on_sent(f, c);
+  transport_->paced_send(f, p->size_bytes);
   return p;
 }
 

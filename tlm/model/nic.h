@@ -58,6 +58,9 @@ struct NicConfig {
   // Congestion control (nic.cc = dctcp): data packets carry ECT, the source keeps a window per flow.
   CongestionControlKind cc = CongestionControlKind::none;
   DctcpConfig dctcp_config{};
+  // nic.cc = dcqcn: the reaction point's parameters, and at most one CNP per flow per cnp_interval_ps.
+  DcqcnConfig dcqcn_config{};
+  Ps cnp_interval_ps = 50 * kPsPerUs;
 };
 
 struct NicCounters {
@@ -92,6 +95,8 @@ struct NicCounters {
   std::uint64_t sack_blocks_sent = 0;
   // Congestion control.
   std::uint64_t ece_acks = 0;              // ACK/NACKs received whose ECE was set
+  std::uint64_t cnps_sent = 0;             // DCQCN: CNPs this NIC sent as a destination
+  std::uint64_t cnps_received = 0;         // DCQCN: CNPs this NIC received as a source
 };
 
 // The NIC-only Flowcut variant runs the one Flowcut engine at its NIC site, with the NIC as its
@@ -144,7 +149,8 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
   void on_credit(std::uint16_t port) override;
 
  private:
-  enum Event : std::uint32_t { kFlowStart = 1, kTxDone = 2, kReceive = 3, kTimeout = 4, kFgfcExpire = 5 };
+  enum Event : std::uint32_t { kFlowStart = 1, kTxDone = 2, kReceive = 3, kTimeout = 4, kFgfcExpire = 5,
+                               kPace = kNicPaceEvent };
   friend class PortTarget<Nic>;
   void receive(std::uint16_t, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
   const void* rx_hint(std::uint16_t) const { return &config_.latency_ps; }

@@ -23,6 +23,7 @@ enum class PacketType : std::uint8_t {
   resume,
   order_mark,
   fc_ack,   // Flowcut: egress switch to the flow's ingress (or every tracking switch), control priority
+  cnp,      // DCQCN congestion notification, destination NIC to source NIC (control priority)
 };
 const char* packet_type_name(PacketType t);
 inline bool is_control(PacketType t) { return t != PacketType::data; }
