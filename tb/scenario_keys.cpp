@@ -149,7 +149,8 @@ std::vector<KeyDef> switch_routing_keys() {
         "plus egress queues of that output) exceeds this many bytes is marked CE; 0 = no marking."),
       C<RoutingPolicy>("routing.policy", "ecmp", routing_policy_choices(),
         "Routing policy: ecmp (flow hash), spray (per-packet random), adaptive (per-packet least-loaded), "
-        "flowcut (Flowcut switching, flowcut.*), letflow (flowlet switching, letflow.*); dragonfly also minimal, "
+        "flowcut (Flowcut switching, flowcut.*), letflow (flowlet switching, letflow.*), telemetry (the source "
+        "NIC picks the path by probing, routing.telemetry.*; docs/telemetry.md); dragonfly also minimal, "
         "valiant, ugal."),
       C<UpDownMode>("routing.up_down", "auto",
         {{"auto", UpDownMode::automatic}, {"on", UpDownMode::on}, {"off", UpDownMode::off}},
@@ -157,6 +158,23 @@ std::vector<KeyDef> switch_routing_keys() {
         "routing policy (ecmp, spray, adaptive, ...) then chooses among the minimal legal next hops."),
       N("routing.ugal_bias_bytes", "bytes", "0", 0, 1e9,
         "UGAL: backlog*hops margin the non-minimal path must win by (bias toward minimal)."),
+      N("routing.telemetry.delta1", "", "0.8", 0.01, 1,
+        "Telemetry routing: a probed path replaces the current one only if its queuing delay is below delta1 x "
+        "the current path's (Mizrahi et al.: 0.8)."),
+      N("routing.telemetry.delta2", "MTU times", "75", 0, 1e6,
+        "Telemetry routing: ... and below it by more than delta2 serialization times of a full packet on a "
+        "host link (75)."),
+      I("routing.telemetry.delta3", "packets", "100", 1, 1e9,
+        "Telemetry routing: a PTM every max(cwnd, delta3) data packets of a flow, round robin over the "
+        "candidates (100)."),
+      I("routing.telemetry.initial_probes", "", "4", 0, 64,
+        "Telemetry routing: PTMs on random candidate paths when a flow starts (the paper's \"a few\")."),
+      I("routing.telemetry.candidates", "", "0", 0, 32768,
+        "Telemetry routing: candidate paths per flow (one shortest, the rest non-shortest source ports); 0: "
+        "|G| - 1 on a dragonfly of |G| groups, 1 elsewhere."),
+      N("routing.telemetry.probe_timeout_us", "us", "100", 0.001, 1e9,
+        "Telemetry routing: a probe round with no PTR back ends after this (a lost PTM or PTR never stalls "
+        "the choice); with one back, it ends at 3R."),
   };
 }
 

@@ -2,6 +2,8 @@
 // tb/config/builders.h).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "tb/choices.h"
 #include "tb/config/builders.h"
 #include "tlm/common/error.h"
@@ -66,6 +68,27 @@ void build_dcqcn(const Scenario& s, const Topology& t, NicConfig& nic) {
   nic.cnp_interval_ps = static_cast<Ps>(s.number("nic.dcqcn.cnp_interval_us") * kPsPerUs);
 }
 
+// Telemetry routing (routing.telemetry.*): T, the serialization time of one full packet on a host link; the
+// candidates, |G| - 1 on a dragonfly (the shortest path and one per intermediate group).
+void build_telemetry(const Scenario& s, const Topology& t, NicConfig& nic) {
+  TelemetryConfig& c = nic.telemetry_config;
+  nic.telemetry = true;
+  c.delta1 = s.number("routing.telemetry.delta1");
+  c.delta2 = s.number("routing.telemetry.delta2");
+  c.delta3 = static_cast<std::uint32_t>(s.integer("routing.telemetry.delta3"));
+  c.initial_probes = static_cast<std::uint32_t>(s.integer("routing.telemetry.initial_probes"));
+  c.probe_timeout_ps = static_cast<Ps>(s.number("routing.telemetry.probe_timeout_us") * kPsPerUs);
+  std::uint32_t groups = 0;
+  for (std::uint32_t g : t.group_of) groups = std::max(groups, g + 1);
+  const auto candidates = static_cast<std::uint32_t>(s.integer("routing.telemetry.candidates"));
+  c.candidates = candidates ? candidates : (groups > 2 ? groups - 1 : 1);
+  double rate = s.number("link.rate_gbps");
+  for (const auto& l : t.links)
+    if (!(t.is_switch(l.a) && t.is_switch(l.b))) rate = l.rate_gbps * l.scale;
+  const double bytes = static_cast<double>(nic.mtu_bytes + nic.header_bytes + s.integer("link.overhead_bytes"));
+  c.mtu_time_ps = static_cast<Ps>(bytes * 8000.0 / rate);
+}
+
 }  // namespace
 
 NicConfig build_nic_config(const Scenario& s, const Topology& t, const FlowcutParams* flowcut) {
@@ -90,6 +113,7 @@ NicConfig build_nic_config(const Scenario& s, const Topology& t, const FlowcutPa
   nic_config.dctcp_config.max_window = nic_config.window_bytes;
   nic_config.dctcp_config.slow_start = s.choice<Switched>("nic.dctcp.slow_start") == Switched::on;
   if (nic_config.cc == CongestionControlKind::dcqcn) build_dcqcn(s, t, nic_config);
+  if (s.choice<RoutingPolicy>("routing.policy") == RoutingPolicy::telemetry) build_telemetry(s, t, nic_config);
   if (nic_config.transport == TransportKind::reorder) build_reorder(s, nic_config);
   return nic_config;
 }

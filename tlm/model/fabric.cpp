@@ -13,6 +13,8 @@ const char* packet_type_name(PacketType t) {
     case PacketType::order_mark: return "order_mark";
     case PacketType::fc_ack: return "fc_ack";
     case PacketType::cnp: return "cnp";
+    case PacketType::ptm: return "ptm";
+    case PacketType::ptr: return "ptr";
   }
   return "unknown";
 }

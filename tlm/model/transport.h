@@ -34,6 +34,8 @@ constexpr std::uint8_t kNicControlVc = 0;
 constexpr std::uint8_t kNicDataVc = 1;
 // The NIC's event for a pacing wake-up (NicContext::wake_at); its data is the wake-up time.
 constexpr std::uint32_t kNicPaceEvent = 6;
+// The NIC's event for a telemetry probe round's deadline (routing.policy = telemetry); its data is the flow.
+constexpr std::uint32_t kNicTelemetryEvent = 7;
 class SackReceiver;
 
 // What a transport may use of its NIC (plain references, no virtual calls): time and the packet pool, the
