@@ -3,6 +3,7 @@
 // this order.
 #include "tb/choices.h"
 #include "tb/scenario.h"
+#include "tb/workload_telemetry.h"
 #include "tlm/blocks/flowcut_table.h"
 #include "tlm/blocks/reorder_buffer.h"
 #include "tlm/model/egress_fc.h"
@@ -327,6 +328,18 @@ std::vector<KeyDef> workload_keys() {
       I("workload.incast.destination", "", "0", 0, 1e9, "Incast: receiving host."),
       S("workload.file", "", "Flow file in the HPCC ns-3 format (workload.type file)."),
       I("workload.traffic_class", "", "0", 0, 6, "Traffic class of generated flows."),
+      C<WorkloadPattern>("workload.pattern", "none",
+        {{"none", WorkloadPattern::none}, {"unf", WorkloadPattern::unf}, {"adv1", WorkloadPattern::adv1},
+         {"adv2", WorkloadPattern::adv2}},
+        "Long-lived connections (Mizrahi et al. IV-A), replacing workload.type: unf: source uniform over all "
+        "hosts, destination uniform outside its group; adv1: every source in one random group, every "
+        "destination in another; adv2: every destination in one random group, sources from the others. "
+        "workload.pairs connections of workload.size_bytes, all starting at 0; summary.json gains throughput."),
+      I("workload.pairs", "", "64", 1, 1e7, "workload.pattern: connections drawn from the seed (pairs may repeat)."),
+      N("workload.throughput_sample_us", "us", "5", 0.001, 1e6,
+        "workload.pattern: period of the delivered-bytes samples behind throughput.aggregate_gbps."),
+      N("workload.throughput_warmup", "", "0.2", 0, 0.9,
+        "workload.pattern: the fraction of the all-connections-active time left out as start-up."),
   };
 }
 
