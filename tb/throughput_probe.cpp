@@ -11,6 +11,10 @@ void ThroughputProbe::on_event(std::uint32_t, std::uint64_t) {
   if (flows_.completed() > 0) return;  // the window is over: no more samples
   std::uint64_t delivered = 0;
   for (const Flow& f : flows_.flows()) delivered += f.delivered_bytes;
+  // Nothing delivered for kIdleSamples periods (a deadlock, a stalled fabric): the window ends, so the
+  // probe's own events do not keep a run alive that the model would otherwise end.
+  idle_ = !samples_.empty() && delivered == samples_.back().delivered ? idle_ + 1 : 0;
+  if (idle_ >= kIdleSamples) return;
   samples_.push_back(Sample{fabric_.now(), delivered});
   fabric_.schedule(fabric_.now() + period_, this, 0);
 }

@@ -3,7 +3,8 @@
 // workload.throughput_sample_us the probe records the payload delivered in order so far, summed over the
 // flows, until the first flow finishes. throughput.aggregate_gbps is the delivered payload between the
 // first sample at or after warmup x T and T, divided by that time, where T is the last sample at which no
-// flow had finished (every flow starts at 0) and warmup is workload.throughput_warmup.
+// flow had finished (every flow starts at 0) and warmup is workload.throughput_warmup. Sampling also stops
+// after 100 periods in a row with nothing delivered (a deadlocked or stalled fabric).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -33,6 +34,8 @@ class ThroughputProbe : public EventTarget {
   Ps period_;
   double warmup_;
   std::vector<Sample> samples_;  // while no flow has finished
+  static constexpr std::uint32_t kIdleSamples = 100;
+  std::uint32_t idle_ = 0;  // consecutive samples with nothing new delivered
 };
 
 }  // namespace netasic
