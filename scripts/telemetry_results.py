@@ -21,6 +21,9 @@ CONFIGS = os.path.join(HERE, "..", "configs", "telemetry")
 SCHEMES = [("TelemetryLERP", "lerp"), ("TelemetryGBN", "gbn"), ("Benchmark", "benchmark"),
            ("ShortestPath", "shortest")]
 SHAPES = {"d1": (4, 2, 2), "d2": (6, 3, 3), "d3": (8, 4, 4)}  # a, p, h
+# Table I: the 512-host 1:4 fat tree, LERP without PFC against RoCE-style go-back-N on a lossless fabric.
+FATTREE = [("LERP", {}), ("RoCE-GBN-lossless", {"link.flow_control": "lossless", "nic.transport": "gbn",
+                                                 "nic.cc": "dcqcn"})]
 
 
 def run_point(netasic, cfg, sets):
@@ -45,7 +48,10 @@ def main():
     ap.add_argument("--pairs", nargs="+", type=int, default=[8, 16, 32, 64, 128, 256])
     ap.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
     ap.add_argument("--size-bytes", type=int, default=1048576)
+    ap.add_argument("--fattree", action="store_true", help="Table I instead: configs/telemetry/fattree512-lerp.yaml")
     a = ap.parse_args()
+    if a.fattree:
+        return fattree(a)
     os.makedirs(a.out, exist_ok=True)
     csv_path = os.path.join(a.out, "results.csv")
     cols = ["shape", "scheme", "pattern", "pairs", "seed", "throughput_gbps", "path_switches_total",
@@ -86,6 +92,33 @@ def main():
         subprocess.run([a.netasic, "plot", sub, "--x", "pairs", "--y", "throughput_gbps", "--series", "scheme",
                         "--logx", "--out", png, "--title",
                         f"{a.shape.upper()} {pattern.upper()}: aggregate goodput (Gb/s) vs connections"], check=True)
+
+
+def fattree(a):
+    os.makedirs(a.out, exist_ok=True)
+    cols = ["scheme", "pairs", "seed", "throughput_gbps", "packets_dropped", "flows_completed", "flows_count",
+            "sim_time_ns", "wall_seconds", "status"]
+    csv_path = os.path.join(a.out, "results-fattree.csv")
+    with open(csv_path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        for pairs in a.pairs:
+            for seed in a.seeds:
+                for name, extra in FATTREE:
+                    sets = {"workload.pairs": pairs, "sim.seed": seed, "workload.size_bytes": a.size_bytes, **extra}
+                    j = run_point(a.netasic, os.path.join(CONFIGS, "fattree512-lerp.yaml"), sets)
+                    row = {"scheme": name, "pairs": pairs, "seed": seed, "status": "done" if j else "failed"}
+                    if j:
+                        row.update(throughput_gbps=j["throughput"]["aggregate_gbps"],
+                                   packets_dropped=j["packets"].get("dropped", 0),
+                                   flows_completed=j["flows"]["completed"], flows_count=j["flows"]["count"],
+                                   sim_time_ns=j["sim_time_ns"], wall_seconds=j["wall_seconds"])
+                    w.writerow(row)
+                    f.flush()
+                    print(f"fattree pairs={pairs} seed={seed} {name}: {row.get('throughput_gbps', 'failed')}", flush=True)
+    subprocess.run([a.netasic, "plot", csv_path, "--x", "pairs", "--y", "throughput_gbps", "--series", "scheme",
+                    "--logx", "--out", os.path.join(a.out, "throughput-fattree.png"), "--title",
+                    "512-host 1:4 fat tree: aggregate goodput (Gb/s) vs connections"], check=True)
 
 
 if __name__ == "__main__":

@@ -159,6 +159,12 @@ std::vector<KeyDef> switch_routing_keys() {
         "routing policy (ecmp, spray, adaptive, ...) then chooses among the minimal legal next hops."),
       N("routing.ugal_bias_bytes", "bytes", "0", 0, 1e9,
         "UGAL: backlog*hops margin the non-minimal path must win by (bias toward minimal)."),
+  };
+}
+
+// Telemetry routing (routing.policy telemetry; docs/telemetry.md).
+std::vector<KeyDef> telemetry_keys() {
+  return {
       N("routing.telemetry.delta1", "", "0.8", 0.01, 1,
         "Telemetry routing: a probed path replaces the current one only if its queuing delay is below delta1 x "
         "the current path's (Mizrahi et al.: 0.8)."),
@@ -173,6 +179,11 @@ std::vector<KeyDef> switch_routing_keys() {
       I("routing.telemetry.candidates", "", "0", 0, 32768,
         "Telemetry routing: candidate paths per flow (one shortest, the rest non-shortest source ports); 0: "
         "|G| - 1 on a dragonfly of |G| groups, 1 elsewhere."),
+      C<AutoOnOff>("routing.telemetry.switch_wait", "auto",
+        {{"auto", AutoOnOff::automatic}, {"on", AutoOnOff::on}, {"off", AutoOnOff::off}},
+        "Telemetry routing: after a path switch the flow sends nothing for the old path's extra queuing delay "
+        "(the paper's lossy rerouting, so nothing sent on the new path overtakes the old path's packets); "
+        "auto: on for nic.transport gbn, off otherwise (the paper: selective repeat needs no wait)."),
       N("routing.telemetry.probe_timeout_us", "us", "100", 0.001, 1e9,
         "Telemetry routing: a probe round with no PTR back ends after this (a lost PTM or PTR never stalls "
         "the choice); with one back, it ends at 3R."),
@@ -346,7 +357,8 @@ std::vector<KeyDef> workload_keys() {
 // The registry, in the order `netasic keys` and docs/scenario-keys.md list it.
 std::vector<KeyDef> build_keys() {
   std::vector<KeyDef> k;
-  for (auto part : {run_topology_link_keys, switch_routing_keys, flowcut_letflow_keys, nic_keys, workload_keys})
+  for (auto part : {run_topology_link_keys, switch_routing_keys, telemetry_keys, flowcut_letflow_keys, nic_keys,
+                    workload_keys})
     for (auto& def : part()) k.push_back(std::move(def));
   return k;
 }

@@ -78,6 +78,11 @@ void build_telemetry(const Scenario& s, const Topology& t, NicConfig& nic) {
   c.delta3 = static_cast<std::uint32_t>(s.integer("routing.telemetry.delta3"));
   c.initial_probes = static_cast<std::uint32_t>(s.integer("routing.telemetry.initial_probes"));
   c.probe_timeout_ps = static_cast<Ps>(s.number("routing.telemetry.probe_timeout_us") * kPsPerUs);
+  // The paper waits before the move under go-back-N (a packet overtaken on the new path would be dropped);
+  // selective repeat "obviates the need".
+  const auto wait = s.choice<AutoOnOff>("routing.telemetry.switch_wait");
+  nic.telemetry_switch_wait =
+      wait == AutoOnOff::on || (wait == AutoOnOff::automatic && nic.transport == TransportKind::go_back_n);
   std::uint32_t groups = 0;
   for (std::uint32_t g : t.group_of) groups = std::max(groups, g + 1);
   const auto candidates = static_cast<std::uint32_t>(s.integer("routing.telemetry.candidates"));

@@ -32,7 +32,8 @@ Nic::Nic(const sc_core::sc_module_name& name, Fabric& fabric, const NicConfig& c
     }
   }
   if (config_.telemetry) {
-    telemetry_ = std::make_unique<TelemetryNic>(ctx_, config_.telemetry_config, seed);
+    telemetry_ =
+        std::make_unique<TelemetryNic>(ctx_, config_.telemetry_config, seed, config_.telemetry_switch_wait);
     telemetry_->set_congestion_control(transport_->congestion_control());
   }
   in.bind(fw_);
@@ -175,7 +176,8 @@ Packet* Nic::next_data_packet() {
       active_.pop_back();
       continue;
     }
-    if (c.kind == SendChoice::blocked || !may_send(f, c.payload) || !c.injection_ok) {
+    if (c.kind == SendChoice::blocked || !may_send(f, c.payload) || !c.injection_ok ||
+        (telemetry_ && telemetry_->holds(f))) {
       ++rr_;
       ++tries;
       continue;

@@ -65,6 +65,7 @@ struct NicConfig {
   // routing.policy = telemetry: the source picks each flow's path (nic_telemetry.h).
   bool telemetry = false;
   TelemetryConfig telemetry_config{};
+  bool telemetry_switch_wait = false;  // idle for the old path's extra delay after a switch
 };
 
 struct NicCounters {

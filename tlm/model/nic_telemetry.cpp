@@ -6,13 +6,16 @@
 
 namespace netasic {
 
-TelemetryNic::TelemetryNic(NicContext& ctx, const TelemetryConfig& config, std::uint64_t seed)
-    : ctx_(ctx), config_(config), seed_(seed) {}
+TelemetryNic::TelemetryNic(NicContext& ctx, const TelemetryConfig& config, std::uint64_t seed, bool switch_wait)
+    : ctx_(ctx), config_(config), seed_(seed), switch_wait_(switch_wait) {}
+
+Ps TelemetryNic::ctx_now() const { return ctx_.now(); }
+void TelemetryNic::wake(Ps at) { ctx_.wake_at(at); }
 
 void TelemetryNic::add_flow(const Flow& f) {
   if (tx_.size() <= f.tx_slot) {
     tx_.reserve(f.tx_slot + 1);
-    while (tx_.size() <= f.tx_slot) tx_.push_back(Source{PathSelector(config_, seed_, 0), 0, 0});
+    while (tx_.size() <= f.tx_slot) tx_.push_back(Source{PathSelector(config_, seed_, 0), 0, 0, 0});
     tx_flow_.resize(f.tx_slot + 1, 0);
   }
   // Each flow its own stream: its candidate ports and its probe choices.
@@ -60,9 +63,11 @@ void TelemetryNic::start(Flow& f) {
   arm(f);
 }
 
-void TelemetryNic::note(Flow& f, bool switched) {
+void TelemetryNic::note(Flow& f, bool switched, Ps old_delay) {
   if (!switched) return;
   Source& s = tx_[f.tx_slot];
+  const Ps new_delay = s.sel.current_delay();
+  if (switch_wait_ && old_delay > new_delay) s.hold_until = ctx_.now() + (old_delay - new_delay);
   s.port = s.sel.current_port();
   s.hash = hash_of(f, s.port);
   ++f.path_changes;
@@ -93,14 +98,16 @@ void TelemetryNic::on_ptr(Flow& f, const Packet* ptr) {
   ++counters_.ptrs_received;
   Source& s = tx_[f.tx_slot];
   const Ps before = s.sel.deadline();
-  note(f, s.sel.on_ptr(ptr->key.src_port, Ps{ptr->ack_bytes} * 1000, ctx_.now()));
+  const Ps old_delay = s.sel.current_delay();
+  note(f, s.sel.on_ptr(ptr->key.src_port, Ps{ptr->ack_bytes} * 1000, ctx_.now()), old_delay);
   if (s.sel.round_open() && s.sel.deadline() < before) arm(f);  // the first PTR brought the deadline to 3R
 }
 
 void TelemetryNic::on_time(Flow& f) {
   Source& s = tx_[f.tx_slot];
   const std::uint64_t before = s.sel.rounds_timed_out();
-  note(f, s.sel.on_time(ctx_.now()));
+  const Ps old_delay = s.sel.current_delay();
+  note(f, s.sel.on_time(ctx_.now()), old_delay);
   counters_.rounds_timed_out += s.sel.rounds_timed_out() - before;
 }
 

@@ -24,7 +24,7 @@ struct TelemetryCounters {
 
 class TelemetryNic {
  public:
-  TelemetryNic(NicContext& ctx, const TelemetryConfig& config, std::uint64_t seed);
+  TelemetryNic(NicContext& ctx, const TelemetryConfig& config, std::uint64_t seed, bool switch_wait);
 
   void add_flow(const Flow& f);
   // Source: the flow starts (initial PTMs); a data packet is built (its path port, hash, delay field reset;
@@ -40,6 +40,14 @@ class TelemetryNic {
     f.tm_rx_port = p->key.src_port;
   }
   void on_ptm(Flow& f, const Packet* ptm);
+  // After a switch with routing.telemetry.switch_wait, the flow sends nothing until the old path's extra
+  // queuing delay has passed (the paper's lossy rerouting): true while held, and the NIC is woken then.
+  bool holds(const Flow& f) {
+    const Ps until = tx_[f.tx_slot].hold_until;
+    if (until <= ctx_now()) return false;
+    wake(until);
+    return true;
+  }
   // The transport's controller: a DCTCP window sets the PTM period max(cwnd, Delta3).
   void set_congestion_control(const CongestionControl* cc) { cc_ = cc; }
 
@@ -52,16 +60,20 @@ class TelemetryNic {
     PathSelector sel;
     std::uint32_t hash;  // flow hash of the 5-tuple with the current port
     std::uint16_t port;  // the port `hash` is for
+    Ps hold_until;       // switch_wait: nothing leaves before this
   };
+  Ps ctx_now() const;
+  void wake(Ps at);
   std::uint32_t hash_of(const Flow& f, std::uint16_t port) const;
   void send_ptm(const Flow& f, std::uint16_t port);
-  void note(Flow& f, bool switched);
+  void note(Flow& f, bool switched, Ps old_delay);
   void arm(const Flow& f);
 
   NicContext& ctx_;
   const CongestionControl* cc_ = nullptr;
   TelemetryConfig config_;
   std::uint64_t seed_;
+  bool switch_wait_;
   std::vector<Source> tx_;
   std::vector<std::uint32_t> tx_flow_;
   TelemetryCounters counters_;
