@@ -15,7 +15,7 @@ void TelemetryNic::wake(Ps at) { ctx_.wake_at(at); }
 void TelemetryNic::add_flow(const Flow& f) {
   if (tx_.size() <= f.tx_slot) {
     tx_.reserve(f.tx_slot + 1);
-    while (tx_.size() <= f.tx_slot) tx_.push_back(Source{PathSelector(config_, seed_, 0), 0, 0, 0});
+    while (tx_.size() <= f.tx_slot) tx_.push_back(Source{PathSelector(config_, seed_, 0), 0, 0, 0, 0, 0});
     tx_flow_.resize(f.tx_slot + 1, 0);
   }
   // Each flow its own stream: its candidate ports and its probe choices.
@@ -23,6 +23,7 @@ void TelemetryNic::add_flow(const Flow& f) {
   s.sel = PathSelector(config_, seed_, 0x54454C0000000000ULL + f.id);
   s.port = s.sel.current_port();
   s.hash = hash_of(f, s.port);
+  s.last_sent_port = s.port;
   tx_flow_[f.tx_slot] = f.id;
 }
 
@@ -78,6 +79,8 @@ void TelemetryNic::on_data(Flow& f, Packet* p) {
   Source& s = tx_[f.tx_slot];
   p->key.src_port = s.port;
   p->flow_hash = s.hash;
+  if (s.port != s.last_sent_port) ++s.sent_port_changes;
+  s.last_sent_port = s.port;
   std::uint32_t cwnd_packets = 0;
   if (const CongestionControl* cc = cc_)
     if (const Dctcp* w = cc->dctcp(f)) cwnd_packets = static_cast<std::uint32_t>(w->window() / ctx_.config.mtu_bytes);

@@ -53,6 +53,9 @@ class TelemetryNic {
 
   const PathSelector* selector(const Flow& f) const { return f.tx_slot < tx_.size() ? &tx_[f.tx_slot].sel : nullptr; }
   const TelemetryCounters& counters() const { return counters_; }
+  // How often the flow's data packets, in the order they left, changed port: one per path switch when
+  // the flow uses one path at a time (resends included).
+  std::uint64_t sent_port_changes(const Flow& f) const { return tx_[f.tx_slot].sent_port_changes; }
   void report(Report& r) const;
 
  private:
@@ -61,6 +64,8 @@ class TelemetryNic {
     std::uint32_t hash;  // flow hash of the 5-tuple with the current port
     std::uint16_t port;  // the port `hash` is for
     Ps hold_until;       // switch_wait: nothing leaves before this
+    std::uint16_t last_sent_port;     // the port of the flow's previous data packet
+    std::uint64_t sent_port_changes;  // data packets sent on another port than the previous one
   };
   Ps ctx_now() const;
   void wake(Ps at);

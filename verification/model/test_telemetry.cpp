@@ -99,6 +99,13 @@ TEST(Telemetry, Adv1OnD1BeatsTheDirectGlobalLink) {
   EXPECT_GT(j["throughput"]["aggregate_gbps"].get<double>(), 150.0);
   EXPECT_GT(u(j["throughput"]["path_switches_total"]), 0u);
   EXPECT_EQ(j["throughput"]["path_switches_per_flow"].size(), 32u);
+  // One path at a time under LERP: in the order a flow's data packets left (resends included), the port
+  // changed exactly once per path switch (never back and forth between an old and a new path).
+  for (const Flow& f : sim->flows().flows()) {
+    const TelemetryNic* tm = sim->nics()[f.src]->telemetry();
+    EXPECT_LE(tm->sent_port_changes(f), f.path_changes) << "flow " << f.id;
+    EXPECT_LE(tm->selector(f)->switches(), f.path_changes);
+  }
 }
 
 }  // namespace
