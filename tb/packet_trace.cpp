@@ -41,7 +41,12 @@ std::string node_name(const Topology& t, std::uint32_t n) {
 // Microseconds with picosecond resolution, as the trace-event format's `ts` and `dur` are in us.
 std::string us(Ps ps) { return fmt::format("{}.{:06}", ps / 1000000, ps % 1000000); }
 
-bool carries_flow(PacketType t) { return t == PacketType::data || t == PacketType::ack || t == PacketType::nack; }
+// Packets made by NICs for one flow (its data, its ACKs and NACKs, DCQCN's CNPs, telemetry's PTMs and PTRs)
+// carry the flow's index; frames a switch makes (FGFC, PAUSE/RESUME, Flowcut ACKs) do not.
+bool carries_flow(PacketType t) {
+  return t == PacketType::data || t == PacketType::ack || t == PacketType::nack || t == PacketType::cnp ||
+         t == PacketType::ptm || t == PacketType::ptr;
+}
 
 }  // namespace
 
@@ -251,7 +256,8 @@ void PacketTrace::write_pcap(std::ostream& out) const {
     f += static_cast<char>(17);
     put16(f, 0);
     // ACKs and NACKs travel back: the flow's addresses and ports swapped.
-    const bool back = r.type == PacketType::ack || r.type == PacketType::nack;
+    const bool back = r.type == PacketType::ack || r.type == PacketType::nack || r.type == PacketType::cnp ||
+                      r.type == PacketType::ptr;
     put32(f, !flow ? 0x0AFE0000u + info.from_node : back ? r.key.dst_addr : r.key.src_addr);
     put32(f, !flow ? 0x0AFE0000u + info.to_node : back ? r.key.src_addr : r.key.dst_addr);
     const std::uint16_t sum = ip_checksum(f, 14);

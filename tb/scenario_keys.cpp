@@ -3,6 +3,7 @@
 // this order.
 #include "tb/choices.h"
 #include "tb/scenario.h"
+#include "tb/workload_telemetry.h"
 #include "tlm/blocks/flowcut_table.h"
 #include "tlm/blocks/reorder_buffer.h"
 #include "tlm/model/egress_fc.h"
@@ -154,7 +155,8 @@ std::vector<KeyDef> switch_routing_keys() {
         "plus egress queues of that output) exceeds this many bytes is marked CE; 0 = no marking."),
       C<RoutingPolicy>("routing.policy", "ecmp", routing_policy_choices(),
         "Routing policy: ecmp (flow hash), spray (per-packet random), adaptive (per-packet least-loaded), "
-        "flowcut (Flowcut switching, flowcut.*), letflow (flowlet switching, letflow.*); dragonfly also minimal, "
+        "flowcut (Flowcut switching, flowcut.*), letflow (flowlet switching, letflow.*), telemetry (the source "
+        "NIC picks the path by probing, routing.telemetry.*; docs/telemetry.md); dragonfly also minimal, "
         "valiant, ugal."),
       C<UpDownMode>("routing.up_down", "auto",
         {{"auto", UpDownMode::automatic}, {"on", UpDownMode::on}, {"off", UpDownMode::off}},
@@ -162,6 +164,34 @@ std::vector<KeyDef> switch_routing_keys() {
         "routing policy (ecmp, spray, adaptive, ...) then chooses among the minimal legal next hops."),
       N("routing.ugal_bias_bytes", "bytes", "0", 0, 1e9,
         "UGAL: backlog*hops margin the non-minimal path must win by (bias toward minimal)."),
+  };
+}
+
+// Telemetry routing (routing.policy telemetry; docs/telemetry.md).
+std::vector<KeyDef> telemetry_keys() {
+  return {
+      N("routing.telemetry.delta1", "", "0.8", 0.01, 1,
+        "Telemetry routing: a probed path replaces the current one only if its queuing delay is below delta1 x "
+        "the current path's (Mizrahi et al.: 0.8)."),
+      N("routing.telemetry.delta2", "MTU times", "75", 0, 1e6,
+        "Telemetry routing: ... and below it by more than delta2 serialization times of a full packet on a "
+        "host link (75)."),
+      I("routing.telemetry.delta3", "packets", "100", 1, 1e9,
+        "Telemetry routing: a PTM every max(cwnd, delta3) data packets of a flow, round robin over the "
+        "candidates (100)."),
+      I("routing.telemetry.initial_probes", "", "4", 0, 64,
+        "Telemetry routing: PTMs on random candidate paths when a flow starts (the paper's \"a few\")."),
+      I("routing.telemetry.candidates", "", "0", 0, 32768,
+        "Telemetry routing: candidate paths per flow (one shortest, the rest non-shortest source ports); 0: "
+        "|G| - 1 on a dragonfly of |G| groups, 1 elsewhere."),
+      C<AutoOnOff>("routing.telemetry.switch_wait", "auto",
+        {{"auto", AutoOnOff::automatic}, {"on", AutoOnOff::on}, {"off", AutoOnOff::off}},
+        "Telemetry routing: after a path switch the flow sends nothing for the old path's extra queuing delay "
+        "(the paper's lossy rerouting, so nothing sent on the new path overtakes the old path's packets); "
+        "auto: on for nic.transport gbn, off otherwise (the paper: selective repeat needs no wait)."),
+      N("routing.telemetry.probe_timeout_us", "us", "100", 0.001, 1e9,
+        "Telemetry routing: a probe round with no PTR back ends after this (a lost PTM or PTR never stalls "
+        "the choice); with one back, it ends at 3R."),
   };
 }
 
@@ -239,7 +269,24 @@ std::vector<KeyDef> nic_keys() {
       C<CongestionControlKind>("nic.cc", "none", congestion_control_choices(),
         "Congestion control at the source NIC: none (only nic.window_bytes), or dctcp: data packets carry ECT, "
         "switches mark CE above switch.ecn_threshold_bytes, the receiver echoes the marks, and each flow keeps "
-        "a DCTCP window (nic.dctcp.*), capped by nic.window_bytes when that is set."),
+        "a DCTCP window (nic.dctcp.*), capped by nic.window_bytes when that is set; dcqcn: rate-based (DCQCN, "
+        "Zhu et al. SIGCOMM 2015): the same marking, the destination sends CNPs, each flow is paced at its "
+        "rate (nic.dcqcn.*); only nic.window_bytes bounds its bytes in flight."),
+      N("nic.dcqcn.g", "", "0.00390625", 0.0001, 1, "DCQCN: gain of alpha (1/256, the DCQCN paper)."),
+      N("nic.dcqcn.alpha_timer_us", "us", "55", 0.001, 1e6,
+        "DCQCN: alpha decays by (1 - g) every this long without a CNP (K = 55 us, the DCQCN paper)."),
+      N("nic.dcqcn.rate_timer_us", "us", "55", 0.001, 1e6,
+        "DCQCN: period of the rate-increase timer (55 us, the DCQCN paper)."),
+      I("nic.dcqcn.byte_counter_bytes", "bytes", "10485760", 1, 1e12,
+        "DCQCN: a rate-increase event every this many bytes sent (B = 10 MB, the DCQCN paper)."),
+      I("nic.dcqcn.fast_recovery_stages", "", "5", 0, 1000,
+        "DCQCN: F, rate-increase events of fast recovery after a cut (5, the DCQCN paper)."),
+      N("nic.dcqcn.rai_mbps", "Mb/s", "40", 0.001, 1e6, "DCQCN: additive increase step R_AI (40 Mb/s, the DCQCN paper)."),
+      N("nic.dcqcn.rhai_mbps", "Mb/s", "400", 0.001, 1e6,
+        "DCQCN: hyper increase step R_HAI (10 x R_AI, QCN's ratio; docs/dcqcn.md)."),
+      N("nic.dcqcn.min_rate_mbps", "Mb/s", "10", 0.001, 1e6, "DCQCN: the lowest rate a cut can bring."),
+      N("nic.dcqcn.cnp_interval_us", "us", "50", 0, 1e6,
+        "DCQCN: the destination sends at most one CNP per flow per this interval (N = 50 us, the DCQCN paper)."),
       N("nic.dctcp.g", "", "0.0625", 0.0001, 1,
         "DCTCP: gain of alpha, the moving average of the fraction of bytes marked per window of data."),
       I("nic.dctcp.initial_window_bytes", "bytes", "16384", 64, 1e12,
@@ -297,6 +344,18 @@ std::vector<KeyDef> workload_keys() {
       I("workload.incast.destination", "", "0", 0, 1e9, "Incast: receiving host."),
       S("workload.file", "", "Flow file in the HPCC ns-3 format (workload.type file)."),
       I("workload.traffic_class", "", "0", 0, 6, "Traffic class of generated flows."),
+      C<WorkloadPattern>("workload.pattern", "none",
+        {{"none", WorkloadPattern::none}, {"unf", WorkloadPattern::unf}, {"adv1", WorkloadPattern::adv1},
+         {"adv2", WorkloadPattern::adv2}},
+        "Long-lived connections (Mizrahi et al. IV-A), replacing workload.type: unf: source uniform over all "
+        "hosts, destination uniform outside its group; adv1: every source in one random group, every "
+        "destination in another; adv2: every destination in one random group, sources from the others. "
+        "workload.pairs connections of workload.size_bytes, all starting at 0; summary.json gains throughput."),
+      I("workload.pairs", "", "64", 1, 1e7, "workload.pattern: connections drawn from the seed (pairs may repeat)."),
+      N("workload.throughput_sample_us", "us", "5", 0.001, 1e6,
+        "workload.pattern: period of the delivered-bytes samples behind throughput.aggregate_gbps."),
+      N("workload.throughput_warmup", "", "0.2", 0, 0.9,
+        "workload.pattern: the fraction of the all-connections-active time left out as start-up."),
   };
 }
 
@@ -322,7 +381,8 @@ std::vector<KeyDef> trace_keys() {
 // The registry, in the order `netasic keys` and docs/scenario-keys.md list it.
 std::vector<KeyDef> build_keys() {
   std::vector<KeyDef> k;
-  for (auto part : {run_topology_link_keys, switch_routing_keys, flowcut_letflow_keys, nic_keys, workload_keys, trace_keys})
+  for (auto part : {run_topology_link_keys, switch_routing_keys, telemetry_keys, flowcut_letflow_keys, nic_keys,
+                    workload_keys, trace_keys})
     for (auto& def : part()) k.push_back(std::move(def));
   return k;
 }

@@ -15,6 +15,7 @@
 #include "tb/packet_trace.h"
 #include "tb/timeseries.h"
 #include "tb/report.h"
+#include "tb/workload_telemetry.h"
 #include "tlm/blocks/hash.h"
 #include "tlm/common/error.h"
 #include "tlm/common/huge_pages.h"
@@ -152,6 +153,12 @@ void Simulation::add_flows() {
     nics_[spec.dst]->add_incoming_flow(id);
   }
   for (auto& nic : nics_) nic->finish_setup();
+  if (scenario_.choice<WorkloadPattern>("workload.pattern") != WorkloadPattern::none) {
+    throughput_ = std::make_unique<ThroughputProbe>(
+        *fabric_, flows_, static_cast<Ps>(scenario_.number("workload.throughput_sample_us") * kPsPerUs),
+        scenario_.number("workload.throughput_warmup"));
+    throughput_->start();
+  }
 }
 
 std::uint64_t Simulation::packet_hops() const {
@@ -275,6 +282,7 @@ nlohmann::json Simulation::summary() const {
   j["bytes"] = report_bytes(n);
   j["links"] = report_links(links_, topology_, end_time_);
   j["ports"] = report_ports(switches_);
+  if (throughput_) j["throughput"] = throughput_->report();
   Report r(flows_);
   report_components(r);
   r.write_sections(j);

@@ -11,6 +11,7 @@
 
 #include "tb/config/builders.h"
 #include "tb/scenario.h"
+#include "tb/throughput_probe.h"
 #include "tb/topology.h"
 #include "tb/workload.h"
 #include "tlm/model/fabric.h"
@@ -89,6 +90,7 @@ class Simulation {
   std::vector<std::unique_ptr<Switch>> switches_;
   std::vector<std::unique_ptr<Nic>> nics_;
   std::vector<std::unique_ptr<Link>> links_;  // two per topology link: [2i] a->b, [2i+1] b->a
+  std::unique_ptr<ThroughputProbe> throughput_;  // workload.pattern: steady-state throughput
   NodePorts ports_;  // per node: its ports in topology link order
   NicConfig nic_config_;
   FlowcutParams flowcut_;

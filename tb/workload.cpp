@@ -9,6 +9,7 @@
 #include "tb/choices.h"
 #include "tb/inputs/cdf.h"
 #include "tb/inputs/flow_file.h"
+#include "tb/workload_telemetry.h"
 #include "tlm/common/error.h"
 #include "tlm/common/rng.h"
 
@@ -257,6 +258,7 @@ Workload build_workload(const Scenario& s, const Topology& t) {
   const WorkloadType type = s.choice<WorkloadType>("workload.type");
   if (type != WorkloadType::random && type != WorkloadType::file)  // the generators that take workload.size_bytes
     check_flow_packets("workload.size_bytes", g.size, static_cast<std::uint64_t>(s.integer("nic.mtu_bytes")));
+  if (build_pattern_workload(s, t, rng, w)) return w;  // workload.pattern: long-lived connections
   switch (type) {
     case WorkloadType::permutation: permutation(g); break;
     case WorkloadType::all_to_all: all_to_all(g); break;

@@ -2,6 +2,8 @@
 // tb/config/builders.h).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "tb/choices.h"
 #include "tb/config/builders.h"
 #include "tlm/common/error.h"
@@ -38,6 +40,60 @@ void build_reorder(const Scenario& s, NicConfig& nic) {
   nic.reorder_unit_bytes = unit;
 }
 
+// DCQCN: the reaction point starts at the rate of the hosts' links (all equal: a flow's first rate is its
+// NIC's line rate).
+void build_dcqcn(const Scenario& s, const Topology& t, NicConfig& nic) {
+  DcqcnConfig& c = nic.dcqcn_config;
+  double line = 0;
+  for (const auto& l : t.links) {
+    if (t.is_switch(l.a) && t.is_switch(l.b)) continue;
+    const double rate = l.rate_gbps * l.scale;
+    if (line != 0 && rate != line)
+      throw InputError(fmt::format("nic.cc = dcqcn: host links at {} and {} Gb/s; the line rate must be one for every "
+                                   "host link", line, rate));
+    line = rate;
+  }
+  c.line_rate_gbps = line > 0 ? line : s.number("link.rate_gbps");
+  c.g = s.number("nic.dcqcn.g");
+  c.alpha_timer_ps = static_cast<Ps>(s.number("nic.dcqcn.alpha_timer_us") * kPsPerUs);
+  c.rate_timer_ps = static_cast<Ps>(s.number("nic.dcqcn.rate_timer_us") * kPsPerUs);
+  c.byte_counter_bytes = static_cast<std::uint64_t>(s.integer("nic.dcqcn.byte_counter_bytes"));
+  c.fast_recovery_stages = static_cast<std::uint32_t>(s.integer("nic.dcqcn.fast_recovery_stages"));
+  c.rai_gbps = s.number("nic.dcqcn.rai_mbps") / 1000;
+  c.rhai_gbps = s.number("nic.dcqcn.rhai_mbps") / 1000;
+  c.min_rate_gbps = s.number("nic.dcqcn.min_rate_mbps") / 1000;
+  if (c.min_rate_gbps > c.line_rate_gbps)
+    throw InputError(fmt::format("nic.dcqcn.min_rate_mbps = {} is above the hosts' line rate of {} Gb/s",
+                                 s.number("nic.dcqcn.min_rate_mbps"), c.line_rate_gbps));
+  nic.cnp_interval_ps = static_cast<Ps>(s.number("nic.dcqcn.cnp_interval_us") * kPsPerUs);
+}
+
+// Telemetry routing (routing.telemetry.*): T, the serialization time of one full packet on a host link; the
+// candidates, |G| - 1 on a dragonfly (the shortest path and one per intermediate group).
+void build_telemetry(const Scenario& s, const Topology& t, NicConfig& nic) {
+  TelemetryConfig& c = nic.telemetry_config;
+  nic.telemetry = true;
+  c.delta1 = s.number("routing.telemetry.delta1");
+  c.delta2 = s.number("routing.telemetry.delta2");
+  c.delta3 = static_cast<std::uint32_t>(s.integer("routing.telemetry.delta3"));
+  c.initial_probes = static_cast<std::uint32_t>(s.integer("routing.telemetry.initial_probes"));
+  c.probe_timeout_ps = static_cast<Ps>(s.number("routing.telemetry.probe_timeout_us") * kPsPerUs);
+  // The paper waits before the move under go-back-N (a packet overtaken on the new path would be dropped);
+  // selective repeat "obviates the need".
+  const auto wait = s.choice<AutoOnOff>("routing.telemetry.switch_wait");
+  nic.telemetry_switch_wait =
+      wait == AutoOnOff::on || (wait == AutoOnOff::automatic && nic.transport == TransportKind::go_back_n);
+  std::uint32_t groups = 0;
+  for (std::uint32_t g : t.group_of) groups = std::max(groups, g + 1);
+  const auto candidates = static_cast<std::uint32_t>(s.integer("routing.telemetry.candidates"));
+  c.candidates = candidates ? candidates : (groups > 2 ? groups - 1 : 1);
+  double rate = s.number("link.rate_gbps");
+  for (const auto& l : t.links)
+    if (!(t.is_switch(l.a) && t.is_switch(l.b))) rate = l.rate_gbps * l.scale;
+  const double bytes = static_cast<double>(nic.mtu_bytes + nic.header_bytes + s.integer("link.overhead_bytes"));
+  c.mtu_time_ps = static_cast<Ps>(bytes * 8000.0 / rate);
+}
+
 }  // namespace
 
 NicConfig build_nic_config(const Scenario& s, const Topology& t, const FlowcutParams* flowcut) {
@@ -61,6 +117,8 @@ NicConfig build_nic_config(const Scenario& s, const Topology& t, const FlowcutPa
   nic_config.dctcp_config.initial_window = static_cast<std::uint64_t>(s.integer("nic.dctcp.initial_window_bytes"));
   nic_config.dctcp_config.max_window = nic_config.window_bytes;
   nic_config.dctcp_config.slow_start = s.choice<Switched>("nic.dctcp.slow_start") == Switched::on;
+  if (nic_config.cc == CongestionControlKind::dcqcn) build_dcqcn(s, t, nic_config);
+  if (s.choice<RoutingPolicy>("routing.policy") == RoutingPolicy::telemetry) build_telemetry(s, t, nic_config);
   if (nic_config.transport == TransportKind::reorder) build_reorder(s, nic_config);
   return nic_config;
 }

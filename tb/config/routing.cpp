@@ -65,7 +65,7 @@ RoutingPolicy build_routing_policy(const Scenario& s, const Topology& t) {
 
 std::uint8_t virtual_channels(const Topology& t, RoutingPolicy policy) {
   if (t.group_of.empty()) return 2;
-  return (policy == RoutingPolicy::valiant || policy == RoutingPolicy::ugal) ? 4 : 3;
+  return (policy == RoutingPolicy::valiant || policy == RoutingPolicy::ugal || policy == RoutingPolicy::telemetry) ? 4 : 3;
 }
 
 }  // namespace netasic

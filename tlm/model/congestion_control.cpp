@@ -3,6 +3,7 @@
 #include <array>
 
 #include "tlm/model/nic.h"
+#include "tlm/model/transport.h"
 
 namespace netasic {
 
@@ -79,17 +80,18 @@ void DctcpControl::on_ack(const Flow& f, const Packet* p, std::uint32_t una) {
 }
 
 namespace {
-std::unique_ptr<CongestionControl> make_dctcp(const NicConfig& config, NicCounters& counters) {
-  return std::make_unique<DctcpControl>(config, counters);
+std::unique_ptr<CongestionControl> make_dctcp(NicContext& ctx) {
+  return std::make_unique<DctcpControl>(ctx.config, ctx.counters);
 }
 struct Registered {
   CongestionControlKind kind;
   const char* name;  // the scenario's nic.cc
-  std::unique_ptr<CongestionControl> (*make)(const NicConfig&, NicCounters&);  // none: null, no controller
+  std::unique_ptr<CongestionControl> (*make)(NicContext&);  // none: null, no controller
 };
-constexpr std::array<Registered, 2> kControllers{{
+constexpr std::array<Registered, 3> kControllers{{
     {CongestionControlKind::none, "none", nullptr},
     {CongestionControlKind::dctcp, "dctcp", make_dctcp},
+    {CongestionControlKind::dcqcn, "dcqcn", make_dcqcn_control},
 }};
 }  // namespace
 
@@ -99,9 +101,9 @@ std::vector<std::pair<const char*, CongestionControlKind>> congestion_control_ch
   return choices;
 }
 
-std::unique_ptr<CongestionControl> make_congestion_control(const NicConfig& config, NicCounters& counters) {
+std::unique_ptr<CongestionControl> make_congestion_control(NicContext& ctx) {
   for (const Registered& r : kControllers)
-    if (r.kind == config.cc) return r.make ? r.make(config, counters) : nullptr;
+    if (r.kind == ctx.config.cc) return r.make ? r.make(ctx) : nullptr;
   return nullptr;
 }
 

@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "tlm/blocks/dcqcn.h"
 #include "tlm/blocks/dctcp.h"
 #include "tlm/model/flow.h"
 #include "tlm/model/packet.h"
@@ -20,7 +21,8 @@ namespace netasic {
 
 struct NicConfig;
 struct NicCounters;
-enum class CongestionControlKind : std::uint8_t { none, dctcp };
+struct NicContext;
+enum class CongestionControlKind : std::uint8_t { none, dctcp, dcqcn };
 
 class CongestionControl : public Reporting {
  public:
@@ -34,6 +36,13 @@ class CongestionControl : public Reporting {
   virtual void on_ack(const Flow& f, const Packet* ack, std::uint32_t una) = 0;
   virtual void on_timeout(const Flow& f) = 0;
   virtual std::uint64_t window(const Flow& f) const = 0;  // bytes the flow may have in flight
+  // A rate-based controller paces its flows: the source may not send before release_time(f), and tells the
+  // controller of every data packet sent (on_send) and of every CNP received (on_cnp). paces() is fixed at
+  // construction; the transport asks it once and skips these calls for a window-based controller.
+  virtual bool paces() const { return false; }
+  virtual Ps release_time(const Flow&) const { return 0; }
+  virtual void on_send(const Flow&, std::uint32_t /*wire_bytes*/) {}
+  virtual void on_cnp(const Flow&) {}
   // Reporting: the controller's congestion_control section of summary.json, from this NIC's senders.
   void report(Report&) const override {}
   // The DCTCP window of a flow this NIC sends, if the controller is DCTCP.
@@ -79,8 +88,11 @@ class DctcpControl final : public CongestionControl {
   std::vector<std::uint32_t> tx_flow_;  // per sender slot: the flow (reporting; off the per-packet state)
 };
 
+// DCQCN-like (Zhu et al., SIGCOMM 2015; tlm/blocks/dcqcn.h), congestion_control_dcqcn.cpp.
+std::unique_ptr<CongestionControl> make_dcqcn_control(NicContext& ctx);
+
 // The registry: the controller for nic.cc (null for none).
-std::unique_ptr<CongestionControl> make_congestion_control(const NicConfig& config, NicCounters& counters);
+std::unique_ptr<CongestionControl> make_congestion_control(NicContext& ctx);
 // Every registered controller's scenario name and enumerator (the nic.cc key's choices).
 std::vector<std::pair<const char*, CongestionControlKind>> congestion_control_choices();
 

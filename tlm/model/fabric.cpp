@@ -12,6 +12,9 @@ const char* packet_type_name(PacketType t) {
     case PacketType::resume: return "resume";
     case PacketType::order_mark: return "order_mark";
     case PacketType::fc_ack: return "fc_ack";
+    case PacketType::cnp: return "cnp";
+    case PacketType::ptm: return "ptm";
+    case PacketType::ptr: return "ptr";
   }
   return "unknown";
 }

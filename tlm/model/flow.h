@@ -53,6 +53,8 @@ struct Flow {
   Ps drain_ps = 0;                   // time the source held the flow paused for a drain
   Ps paused_since = kNever;          // source side: paused by FGFC or a NIC-only drain since then
   std::int32_t last_port = -1;       // port (or entropy) of the flow's previous flowcut / flowlet
+  std::uint32_t tm_rx_delay_ns = 0;  // telemetry, destination side: the latest data packet's accumulated delay
+  std::uint16_t tm_rx_port = 0;      // ... and the source port it came by (reflected in ACKs)
   bool fc_draining = false;          // NIC-only: the source NIC drains this flow
   std::uint32_t hop_pauses = 0;      // source side: PAUSEs from the first switch not yet resumed
   Ps hop_paused_since = 0;

@@ -17,7 +17,7 @@ Nic::Nic(const sc_core::sc_module_name& name, Fabric& fabric, const NicConfig& c
       host_(host),
       control_(config.control_queue_packets),
       rng_(seed, 0x4E49430000000000ULL + host),
-      ctx_{fabric_, flows_, config_, counters_, control_, active_, this->name()},
+      ctx_{fabric_, flows_, config_, counters_, control_, active_, this->name(), this, 0},
       transport_(make_transport(ctx_)) {
   if (config_.mtu_bytes == 0) throw InputError("nic.mtu_bytes must be > 0");
   if (const FlowcutParams* fc = config_.flowcut) {
@@ -30,6 +30,11 @@ Nic::Nic(const sc_core::sc_module_name& name, Fabric& fabric, const NicConfig& c
       fgfc_cache_ = std::make_unique<FgfcCache>(c);
       class_paused_until_.assign(8, 0);
     }
+  }
+  if (config_.telemetry) {
+    telemetry_ =
+        std::make_unique<TelemetryNic>(ctx_, config_.telemetry_config, seed, config_.telemetry_switch_wait);
+    telemetry_->set_congestion_control(transport_->congestion_control());
   }
   in.bind(fw_);
   out.bind(bw_);
@@ -46,6 +51,7 @@ void Nic::add_flow(std::uint32_t flow_id) {
   f.packets = static_cast<std::uint32_t>((f.size_bytes + config_.mtu_bytes - 1) / config_.mtu_bytes);
   f.tx_slot = tx_slots_++;
   transport_->add_flow(f);
+  if (telemetry_) telemetry_->add_flow(f);
   fabric_.schedule(f.start, this, kFlowStart, flow_id);
 }
 
@@ -59,6 +65,7 @@ void Nic::on_event(std::uint32_t kind, std::uint64_t data) {
   switch (kind) {
     case kFlowStart:
       active_.push_back(static_cast<std::uint32_t>(data));
+      if (telemetry_) telemetry_->start(flows_[static_cast<std::uint32_t>(data)]);
       try_send();
       break;
     case kTxDone:
@@ -73,6 +80,13 @@ void Nic::on_event(std::uint32_t kind, std::uint64_t data) {
       break;
     case kFgfcExpire:
       fgfc_expire(flows_[static_cast<std::uint32_t>(data)]);
+      break;
+    case kTelemetry:
+      telemetry_->on_time(flows_[static_cast<std::uint32_t>(data)]);
+      break;
+    case kPace:
+      if (ctx_.pace_wake == data) ctx_.pace_wake = 0;
+      try_send();
       break;
     default:
       break;
@@ -113,6 +127,15 @@ void Nic::deliver(Packet* p) {
     receive_data(p);
   } else if (p->type == PacketType::ack || p->type == PacketType::nack) {
     receive_ack(p);
+  } else if (p->type == PacketType::ptm || p->type == PacketType::ptr) {
+    Flow& f = flows_[p->flow];
+    if (p->type == PacketType::ptm) telemetry_->on_ptm(f, p);
+    else telemetry_->on_ptr(f, p);
+    fabric_.pool().put(p);
+    try_send();
+  } else if (p->type == PacketType::cnp) {
+    transport_->receive_cnp(flows_[p->flow]);
+    fabric_.pool().put(p);
   } else if (p->type == PacketType::fgfc) {
     receive_fgfc(p);
   } else if (p->type == PacketType::pause || p->type == PacketType::resume) {
@@ -124,6 +147,7 @@ void Nic::deliver(Packet* p) {
 
 void Nic::receive_data(Packet* p) {
   // The transport takes the packet (and turns it into its ACK, or frees it).
+  if (telemetry_) telemetry_->on_arrival(flows_[p->flow], p);
   if (transport_->receive_data(flows_[p->flow], p)) try_send();
 }
 
@@ -131,6 +155,7 @@ void Nic::receive_ack(Packet* p) {
   Flow& f = flows_[p->flow];
   // NIC-only Flowcut reads each packet's own ACK before the transport takes it.
   if (flowcut_ && transport_->per_packet_acks()) nic_flowcut_ack(f, p);
+  if (telemetry_) telemetry_->on_ack(f, p);
   transport_->receive_ack(f, p);
   fabric_.pool().put(p);
   try_send();
@@ -149,7 +174,8 @@ Packet* Nic::next_data_packet() {
       active_.pop_back();
       continue;
     }
-    if (c.kind == SendChoice::blocked || !may_send(f, c.payload) || !c.injection_ok) {
+    if (c.kind == SendChoice::blocked || !may_send(f, c.payload) || !c.injection_ok ||
+        (telemetry_ && telemetry_->holds(f))) {
       ++rr_;
       ++tries;
       continue;
@@ -185,6 +211,8 @@ Packet* Nic::build_data_packet(Flow& f, const SendChoice& c) {
     counters_.resent_bytes += p->size_bytes;
   }
   transport_->on_sent(f, c);
+  transport_->paced_send(f, p->size_bytes);
+  if (telemetry_) telemetry_->on_data(f, p);
   return p;
 }
 
@@ -202,6 +230,12 @@ void Nic::try_send() {
     p = control_.front();
     control_.pop_front();
     ++counters_.control_packets_sent;
+    if (telemetry_ && (p->type == PacketType::ack || p->type == PacketType::nack)) {
+      // The ACK reflects the delay of the flow's latest data packet and the port it came by.
+      const Flow& f = flows_[p->flow];
+      p->tm_delay_ns = f.tm_rx_delay_ns;
+      p->key.src_port = f.tm_rx_port;
+    }
   } else if (!active_.empty() && out_link_->has_credit(kNicDataVc, config_.mtu_bytes + config_.header_bytes)) {
     p = next_data_packet();
     if (p) {

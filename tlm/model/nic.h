@@ -28,6 +28,7 @@
 #include "tlm/model/flowcut_engine.h"
 #include "tlm/model/flow.h"
 #include "tlm/model/link.h"
+#include "tlm/model/nic_telemetry.h"
 #include "tlm/model/tlm_ports.h"
 #include "tlm/model/transport.h"
 
@@ -58,6 +59,13 @@ struct NicConfig {
   // Congestion control (nic.cc = dctcp): data packets carry ECT, the source keeps a window per flow.
   CongestionControlKind cc = CongestionControlKind::none;
   DctcpConfig dctcp_config{};
+  // nic.cc = dcqcn: the reaction point's parameters, and at most one CNP per flow per cnp_interval_ps.
+  DcqcnConfig dcqcn_config{};
+  Ps cnp_interval_ps = 50 * kPsPerUs;
+  // routing.policy = telemetry: the source picks each flow's path (nic_telemetry.h).
+  bool telemetry = false;
+  TelemetryConfig telemetry_config{};
+  bool telemetry_switch_wait = false;  // idle for the old path's extra delay after a switch
 };
 
 struct NicCounters {
@@ -92,6 +100,8 @@ struct NicCounters {
   std::uint64_t sack_blocks_sent = 0;
   // Congestion control.
   std::uint64_t ece_acks = 0;              // ACK/NACKs received whose ECE was set
+  std::uint64_t cnps_sent = 0;             // DCQCN: CNPs this NIC sent as a destination
+  std::uint64_t cnps_received = 0;         // DCQCN: CNPs this NIC received as a source
 };
 
 // The NIC-only Flowcut variant runs the one Flowcut engine at its NIC site, with the NIC as its
@@ -120,6 +130,7 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
   const FlowcutTableIf* flowcut_table() const { return flowcut_ ? &flowcut_->table() : nullptr; }
   const FlowcutCounters& flowcut_counters() const { return flowcut_ ? flowcut_->counters() : kNoFlowcut; }
   const FgfcCache* fgfc_cache() const { return fgfc_cache_.get(); }
+  const TelemetryNic* telemetry() const { return telemetry_.get(); }
   // Every mechanism of this NIC reports its statistics (tlm/model/report.h): the transport, its congestion
   // control, the Flowcut engine (NIC-only variant); then what the NIC received of the switches' mechanisms
   // (FGFC frames for Flowcut, PAUSE / RESUME for egress flow control), written when those are in use.
@@ -128,6 +139,7 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
     transport_->report(r);
     if (const CongestionControl* cc = transport_->congestion_control()) cc->report(r);
     if (flowcut_) flowcut_->report(r);
+    if (telemetry_) telemetry_->report(r);
     ReportSection& fc = r.section("flowcut");
     fc.sum("fgfc_frames/received_by_nics", counters_.fgfc_frames);
     fc.sum("fgfc_frames/class_pause_fallbacks", counters_.fgfc_class_fallbacks);
@@ -147,7 +159,8 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
   void on_credit(std::uint16_t port) override;
 
  private:
-  enum Event : std::uint32_t { kFlowStart = 1, kTxDone = 2, kReceive = 3, kTimeout = 4, kFgfcExpire = 5 };
+  enum Event : std::uint32_t { kFlowStart = 1, kTxDone = 2, kReceive = 3, kTimeout = 4, kFgfcExpire = 5,
+                               kPace = kNicPaceEvent, kTelemetry = kNicTelemetryEvent };
   friend class PortTarget<Nic>;
   void receive(std::uint16_t, Packet* p, Ps delay);
   const void* rx_hint(std::uint16_t) const { return &config_.latency_ps; }
@@ -201,6 +214,7 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
   std::uint32_t tx_slots_ = 0, rx_slots_ = 0;  // flows this NIC sends, receives
   NicContext ctx_;
   std::unique_ptr<Transport> transport_;
+  std::unique_ptr<TelemetryNic> telemetry_;  // routing.policy = telemetry
 };
 
 }  // namespace netasic

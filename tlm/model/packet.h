@@ -23,6 +23,9 @@ enum class PacketType : std::uint8_t {
   resume,
   order_mark,
   fc_ack,   // Flowcut: egress switch to the flow's ingress (or every tracking switch), control priority
+  cnp,      // DCQCN congestion notification, destination NIC to source NIC (control priority)
+  ptm,      // telemetry routing: Path Test Message, source NIC to destination NIC on a candidate path
+  ptr,      // telemetry routing: Path Test Reply (the PTM's accumulated delay in ack_bytes, in ns)
 };
 const char* packet_type_name(PacketType t);
 inline bool is_control(PacketType t) { return t != PacketType::data; }
@@ -111,6 +114,10 @@ struct alignas(64) Packet {
     std::uint16_t sack_len[kMaxSackBlocks] = {};  // PSNs in each SACK range (a longer range is reported shorter)
     std::uint16_t fgfc_period;                    // microseconds; 0 = XON
   };
+  // Telemetry routing (routing.policy = telemetry): the accumulated queuing delay, in ns, every switch adds
+  // its local queuing delay to (data packets, PTMs and PTRs); an ACK reflects its data packet's. Only
+  // switches running the telemetry policy touch it.
+  std::uint32_t tm_delay_ns = 0;
 };
 static_assert(sizeof(Packet) == 192, "a packet is three cache lines");
 static_assert(offsetof(Packet, fc_stamped) < 64 && offsetof(Packet, flow) == 64 && offsetof(Packet, id) == 128,

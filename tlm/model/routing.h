@@ -19,6 +19,7 @@ enum class RoutingPolicy : std::uint8_t {
   ugal,      // dragonfly: minimal or Valiant, chosen at the source switch from local backlog (UGAL-L)
   flowcut,   // Flowcut switching (flowcut.variant): a flow changes path only with nothing in flight
   letflow,   // LetFlow flowlet switching: a new flowlet takes a uniformly random next hop
+  telemetry, // the source NIC picks the path in the UDP source port (Mizrahi et al.): hash, or via a group
 };
 // The names and the policies behind them are one registry (routing_policy.cpp): a policy is known by name
 // exactly when the switch can build it.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "tlm/blocks/telemetry_path.h"
 #include "tlm/common/error.h"
 #include "tlm/model/flowcut_engine.h"
 
@@ -139,6 +140,24 @@ class UgalRouting : public DragonflySourceRouting {
   double bias_;
 };
 
+// Telemetry routing (Mizrahi et al., Section III): the source NIC encodes the path in the UDP source port.
+// The NIC already hashed the rewritten 5-tuple into flow_hash, so every hop's pick among the shortest next
+// hops follows the port; with the most significant bit set, the source switch sends the packet via the
+// intermediate group the port's 15 bits hash to. Data packets and PTMs come here; ACKs and PTRs take the
+// flow's hash path back.
+class TelemetryRouting : public DragonflySourceRouting {
+ public:
+  TelemetryRouting(const RoutingContext& c, const RoutingPolicySettings&) : DragonflySourceRouting(c, false) {}
+  std::uint16_t choose(Packet* p, const std::uint16_t* ports, std::uint32_t n) override {
+    std::uint32_t g = 0, dst_group = 0;
+    if (port_is_non_shortest(p->key.src_port) && detour_group(p, g, dst_group)) {
+      const RoutingTable& rt = *ctx_.routing;
+      ports = via(p, intermediate_group(p->key.src_port, rt.groups(), rt.group_of(ctx_.switch_id), dst_group), n);
+    }
+    return ctx_.hash_pick(ports, n, p);
+  }
+};
+
 // LetFlow (Vanini et al., "Let It Flow"): a new flowlet takes a uniformly random next hop.
 class LetflowRouting : public RoutingFunction {
  public:
@@ -209,6 +228,7 @@ const Registered kRegistry[] = {
     {RoutingPolicy::ugal, "ugal", &make<UgalRouting>},
     {RoutingPolicy::flowcut, "flowcut", &make<FlowcutRouting>},
     {RoutingPolicy::letflow, "letflow", &make<LetflowRouting>},
+    {RoutingPolicy::telemetry, "telemetry", &make<TelemetryRouting>},
 };
 
 const Registered* find(RoutingPolicy p) {

@@ -105,6 +105,7 @@ void Switch::build_routing() {
   settings.letflow_delta_ps = config_.letflow_delta_ps;
   settings.flowcut = flowcut_.get();
   policy_ = make_routing_function(config_.policy, ctx_, settings);
+  telemetry_ = config_.policy == RoutingPolicy::telemetry;
   hash_routes_ = policy_->hash_only();
 }
 
@@ -228,7 +229,9 @@ std::uint16_t Switch::route(Packet* p) {
   std::uint32_t n = 0;
   const std::uint16_t* c = candidates(p, dst_switch, n);
   // Data takes its policy's choice (one virtual call); control frames keep the flow's hash path.
-  const std::uint16_t o = p->type == PacketType::data ? policy_->choose(p, c, n) : ctx_.hash_pick(c, n, p);
+  // (Telemetry PTMs follow the path their source port encodes, as data does.)
+  const std::uint16_t o = p->type == PacketType::data || p->type == PacketType::ptm ? policy_->choose(p, c, n)
+                                                                                    : ctx_.hash_pick(c, n, p);
   if (o == kHeld) return kHeld;  // waits in the input buffer until a Flowcut entry frees
   assign_vc(p, o);
   return o;
@@ -446,6 +449,16 @@ void Switch::try_transmit_fc(std::uint16_t o) {
   }
 }
 
+// Telemetry: the packet's local queuing delay here is the time it left after the earliest it could have
+// with no other traffic: its arrival event (head in, plus ingress, on the clock) plus the crossbar latency.
+// Added to the accumulated field of data packets, PTMs and PTRs.
+void Switch::add_queuing_delay(Packet* p, Ps start) const {
+  if (p->type != PacketType::data && p->type != PacketType::ptm && p->type != PacketType::ptr) return;
+  if (p->t_tail < p->ser_ps) return;
+  const Ps earliest = on_clock(on_clock(p->t_tail - p->ser_ps + config_.ingress_ps) + xbar_ps_);
+  if (start > earliest) p->tm_delay_ns += static_cast<std::uint32_t>((start - earliest + 500) / 1000);
+}
+
 void Switch::send(std::uint16_t o, Packet* p) {
   OutPort& op = out_ports_[o];
   const Ps now = fabric_.now();
@@ -464,6 +477,7 @@ void Switch::send(std::uint16_t o, Packet* p) {
   Ps start = std::max({now, p->t_ready, link->free_at()});
   if (p->t_tail > ser && p->t_tail - ser > start) start = p->t_tail - ser;
   op.tx_free_at = start + ser;
+  if (telemetry_) add_queuing_delay(p, start);
   ++counters_.packets_forwarded;
   if (op.fw == link->target_if()) link->transmit(p, start - now);  // bound to its link: no virtual call
   else send_foreign(op.fw, p, start - now);

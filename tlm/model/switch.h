@@ -196,6 +196,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   void transmit_next(std::uint16_t o);  // the port is free and packets wait
   void try_transmit_fc(std::uint16_t o);
   void send(std::uint16_t o, Packet* p);  // onto the link: serialization, cut-through, counters
+  void add_queuing_delay(Packet* p, Ps start) const;  // telemetry routing
   void fc_frame_in(Packet* p);            // a PAUSE / RESUME from the neighbour on p->in_port
   void send_fc_frames();                  // the frames EgressFc asked for, into the control queues
   std::uint32_t egress_queue_of(const Packet* p) const {
@@ -264,6 +265,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   Rng rng_;
   Ps clock_ps_;
   Ps xbar_ps_;  // grant to egress-ready: latency minus ingress
+  bool telemetry_ = false;  // routing.policy = telemetry: packets accumulate their queuing delay
   std::uint32_t hash_salt_;
   std::uint32_t data_queues_;  // egress queues minus the control queue
   std::uint64_t ecn_threshold_;  // config_.ecn_threshold_bytes, kept beside what try_transmit reads anyway

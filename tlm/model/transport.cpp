@@ -19,6 +19,12 @@ void NicContext::activate(const Flow& f) {
   if (std::find(active.begin(), active.end(), f.id) == active.end()) active.push_back(f.id);
 }
 
+void NicContext::wake_at(Ps at) {
+  if (pace_wake != 0 && pace_wake <= at) return;
+  pace_wake = at;
+  fabric.schedule(at, owner, kNicPaceEvent, at);
+}
+
 void NicContext::complete_if_delivered(Flow& f) {
   if (f.expected_psn == f.packets && !f.done()) {
     f.finish = fabric.now();
@@ -73,7 +79,7 @@ void NicContext::deliver_to_application(Flow& f, std::uint32_t& app_next, std::u
 }
 
 Transport::Transport(NicContext& ctx, bool per_packet_acks)
-    : ctx_(ctx), cc_(make_congestion_control(ctx.config, ctx.counters)), per_packet_acks_(per_packet_acks) {}
+    : ctx_(ctx), cc_(make_congestion_control(ctx)), paced_(cc_ && cc_->paces()), per_packet_acks_(per_packet_acks) {}
 
 Transport::~Transport() = default;
 
@@ -85,6 +91,13 @@ void Transport::send_control(const Flow& f, PacketType type, std::uint32_t sn) {
 }
 
 bool Transport::window_allows(const Flow& f, std::uint32_t payload) const {
+  if (paced_) {
+    const Ps release = cc_->release_time(f);
+    if (release > ctx_.now()) {
+      ctx_.wake_at(release);
+      return false;
+    }
+  }
   std::uint64_t window = ctx_.config.window_bytes;
   if (cc_) {
     const std::uint64_t cw = cc_->window(f);

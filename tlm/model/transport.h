@@ -48,6 +48,10 @@ class ReorderBuffer;
 // The NIC's two virtual channels: ACK/NACKs and other control packets go first.
 constexpr std::uint8_t kNicControlVc = 0;
 constexpr std::uint8_t kNicDataVc = 1;
+// The NIC's event for a pacing wake-up (NicContext::wake_at); its data is the wake-up time.
+constexpr std::uint32_t kNicPaceEvent = 6;
+// The NIC's event for a telemetry probe round's deadline (routing.policy = telemetry); its data is the flow.
+constexpr std::uint32_t kNicTelemetryEvent = 7;
 class SackReceiver;
 
 // What a transport may use of its NIC (plain references, no virtual calls): time and the packet pool, the
@@ -61,8 +65,12 @@ struct NicContext {
   boost::circular_buffer<Packet*>& control;
   std::vector<std::uint32_t>& active;
   const char* name;
+  EventTarget* owner;  // the NIC: pacing wake-ups (wake_at) are its events
+  Ps pace_wake = 0;    // the earliest pacing wake-up pending, 0 when none
 
   Ps now() const { return fabric.now(); }
+  // A paced flow may send at `at`: the NIC tries to send then (one pending wake-up, the earliest).
+  void wake_at(Ps at);
   std::uint32_t payload_of(const Flow& f, std::uint32_t psn) const;  // only the last packet is short
   void activate(const Flow& f);                                      // back on the scheduler's list
   void complete_if_delivered(Flow& f);  // records the finish when the last byte is delivered in order
@@ -111,6 +119,13 @@ class Transport : public Reporting {
   void timeout(Flow& f) {
     if (cc_) cc_->on_timeout(f);
     on_timeout(f);
+  }
+  // Sender side: a CNP of the flow arrived (rate-based control); a data packet of `wire_bytes` went.
+  void receive_cnp(Flow& f) {
+    if (cc_) cc_->on_cnp(f);
+  }
+  void paced_send(const Flow& f, std::uint32_t wire_bytes) {
+    if (paced_) cc_->on_send(f, wire_bytes);
   }
   // Sender side: what the flow may send next (resend queue first, then new data, within the window), and
   // the bookkeeping once the NIC has built and sent it.
@@ -177,6 +192,7 @@ class Transport : public Reporting {
 
   NicContext& ctx_;
   std::unique_ptr<CongestionControl> cc_;
+  bool paced_ = false;  // the controller is rate-based (cc_->paces())
 
  private:
   bool per_packet_acks_;

@@ -17,7 +17,7 @@ class TransportHarness {
       : fabric_(fresh_name().c_str(), 0),
         config_(config),
         control_(64),
-        ctx_{fabric_, flows_, config_, counters_, control_, active_, "test"},
+        ctx_{fabric_, flows_, config_, counters_, control_, active_, "test", nullptr, 0},
         transport_(make_transport(ctx_)) {}
 
   // A flow of `packets` full packets from host 0 to host 1, registered at both ends of this transport.
