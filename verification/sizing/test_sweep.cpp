@@ -266,7 +266,7 @@ TEST(SweepSafety, StoppingTheSweepStopsItsRunningPoints) {
   const fs::path out = tmp("long-out");
   const Result r = bash(std::string(NETASIC_BINARY) + " sweep " + f.string() + " -j 2 --out " + out.string() +
                         " & pid=$!\n"
-                        "for i in $(seq 400); do [ $(ls " + out.string() + "/points/*/RUNNING 2>/dev/null | wc -l) = 2 ] && break; sleep 0.05; done\n"
+                        "for i in $(seq 2400); do [ $(ls " + out.string() + "/points/*/RUNNING 2>/dev/null | wc -l) = 2 ] && break; sleep 0.05; done\n"
                         "kill -TERM $pid; wait $pid; echo sweep_status=$?\n"
                         "sleep 0.5; pgrep -f -- '--out " + out.string() + "/points' && echo LEFT_RUNNING || echo none_left\n");
   EXPECT_NE(r.output.find("sweep_status=143"), std::string::npos) << r.output;
