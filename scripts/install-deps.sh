@@ -12,7 +12,7 @@ core=(
   python3
 )
 extra=(
-  verilator yosys
+  verilator yosys clang libclang-rt-14-dev
   python3-matplotlib jq
   slurm-wlm munge
 )
