@@ -41,8 +41,9 @@ class Corpus:
                 lines.append(f"# file: {file}")
             lines.append(f"# exit: {status}")
             lines += [f"# expect: {e}" for e in expect]
-            with open(os.path.join(OUT, f"{i:04d}-{name}.case"), "w") as f:
-                f.write("\n".join(lines) + "\n" + (text or ""))
+            # Latin-1, so that "\xff" in a case is the byte 0xff, not its UTF-8 encoding.
+            with open(os.path.join(OUT, f"{i:04d}-{name}.case"), "wb") as f:
+                f.write(("\n".join(lines) + "\n" + (text or "")).encode("latin-1"))
         print(f"{len(self.cases)} cases in {OUT}")
 
 
@@ -95,6 +96,15 @@ def scenario_file_cases(c):
     c.add("yaml-map-for-scalar", y, ["scenario.yaml:2", "sim.seed"], "sim:\n  seed:\n    a: 1\n", "scenario.yaml")
     c.add("yaml-tab-indent", y, ["scenario.yaml"], "sim:\n\tseed: 3\n", "scenario.yaml")
     c.add("yaml-binary", y, ["scenario.yaml"], "\x7fELF\x02\x01\x01\x00garbage:\n", "scenario.yaml")
+    # Found by fuzzing: yaml-cpp threw a non-YAML-error on these, or ran for ever.
+    c.add("yaml-seq-as-key", y, ["scenario.yaml:1", "not a scenario key and value"], "? [a, b]\n: 1\n", "scenario.yaml")
+    c.add("yaml-map-as-key", y, ["scenario.yaml:1", "not a scenario key and value"], "{a: 1}: 2\n", "scenario.yaml")
+    c.add("yaml-deep-flow", y, ["scenario.yaml:1", "nested more than 16 deep"], "sim: " + "[" * 40 + "]" * 40 + "\n",
+          "scenario.yaml")
+    c.add("yaml-not-utf8", y, ["scenario.yaml:2", "byte 0xff is not UTF-8"], "sim:\n  seed: 1\xff\n", "scenario.yaml")
+    c.add("yaml-control-char", y, ["scenario.yaml:2", "control character 0x08"], "sim:\n  seed: 1 # a\x08b\n",
+          "scenario.yaml")
+    c.add("yaml-nul", y, ["scenario.yaml:2", "control character 0x00"], "sim:\n  seed: 1\x00\n", "scenario.yaml")
     c.add("yaml-missing-file", "run {dir}/absent.yaml --quiet --out {dir}/out", ["absent.yaml"])
     c.add("yaml-directory", "run {dir} --quiet --out {dir}/out", ["is a directory"])
 
