@@ -1,4 +1,5 @@
 #include "tb/scenario.h"
+#include "tb/yaml_text.h"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -26,16 +27,6 @@ std::string trim(const std::string& s) {
 std::string fmt_num(double v) {
   if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<long long>(v));
   return fmt::format("{}", v);
-}
-
-// Length of the UTF-8 sequence starting at s[i] (1-4), or 0 when it is not valid UTF-8.
-std::size_t utf8_length(const std::string& s, std::size_t i) {
-  const auto b = static_cast<unsigned char>(s[i]);
-  const std::size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xe ? 3 : (b >> 3) == 0x1e ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k)
-    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return 0;
-  return n;
 }
 
 KeyValue parse_value(const KeyDef& def, const std::string& raw, const std::string& where) {
@@ -282,54 +273,9 @@ void flatten(const YAML::Node& node, const std::string& prefix, const std::strin
 }
 }  // namespace
 
-namespace {
-
-// A scenario file is UTF-8 text with no control characters but tab and line ends, and its flow collections
-// ([ ], { }) nest at most kMaxFlowDepth deep. yaml-cpp is never given anything else: some invalid bytes and
-// deep flow nesting make it run for ever (found by fuzzing, docs/reliability.md).
-constexpr int kMaxFlowDepth = 16;
-
-void check_yaml_text(const std::string& text, const std::string& name) {
-  int line = 1, depth = 0;
-  bool comment = false;
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    const std::size_t n = utf8_length(text, i);
-    if (n == 0) throw InputError(fmt::format("{}:{}: byte 0x{:02x} is not UTF-8 text; a scenario file is UTF-8 text", name, line, c));
-    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
-      throw InputError(fmt::format("{}:{}: control character 0x{:02x}; a scenario file is text", name, line, c));
-    if (c == '\n') {
-      ++line;
-      comment = false;
-    } else if (c == '#') {
-      comment = true;
-    } else if (!comment && (c == '[' || c == '{') && ++depth > kMaxFlowDepth) {
-      throw InputError(fmt::format("{}:{}: [ ] and {{ }} nested more than {} deep", name, line, kMaxFlowDepth));
-    } else if (!comment && (c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-    i += n;
-  }
-}
-
-}  // namespace
-
 void Scenario::load_yaml_text(const std::string& text, const std::string& name) {
-  check_yaml_text(text, name);
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(fmt::format("{}:{}: not valid YAML: {}", name, e.mark.line + 1, e.msg));
-  }
-  // A second document (after `---`) would be dropped unread; only empty ones carry nothing.
-  for (std::size_t i = 1; i < docs.size(); ++i)
-    if (!docs[i].IsNull())
-      throw InputError(fmt::format("{}:{}: a second YAML document (after '---'); a scenario file holds one map of "
-                                   "keys",
-                                   name, docs[i].Mark().line + 1));
-  if (docs.empty() || docs[0].IsNull()) return;
-  const YAML::Node& root = docs[0];
+  const YAML::Node root = load_one_yaml_document(text, name, "a scenario file holds one map of keys");
+  if (root.IsNull()) return;
   if (!root.IsMap()) throw InputError(fmt::format("{}: a scenario is a map of keys", name));
   SeenKeys seen;
   try {

@@ -11,6 +11,7 @@
 #include "tb/scenario.h"
 #include "tb/sizing/sweep.h"
 #include "tb/sizing/sweep_internal.h"
+#include "tb/yaml_text.h"
 #include "tlm/common/error.h"
 
 namespace fs = std::filesystem;
@@ -85,17 +86,7 @@ YAML::Node load_root(const std::string& path) {
   if (fs::is_directory(path, ec)) throw InputError(fmt::format("{}: is a directory, not a sweep file", path));
   std::ifstream in(path);
   if (!in) throw InputError(fmt::format("{}: cannot open sweep file", path));
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(slurp(path));
-  } catch (const YAML::Exception& e) {
-    throw InputError(fmt::format("{}:{}: not valid YAML: {}", path, e.mark.line + 1, e.msg));
-  }
-  for (std::size_t i = 1; i < docs.size(); ++i)  // read, a second document would be dropped unseen
-    if (!docs[i].IsNull())
-      throw InputError(fmt::format("{}:{}: a second YAML document (after '---'); a sweep file holds one map",
-                                   path, docs[i].Mark().line + 1));
-  const YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
+  const YAML::Node root = load_one_yaml_document(slurp(path), path, "a sweep file holds one map");
   if (!root.IsMap()) throw InputError(fmt::format("{}: a sweep file is a map (base, set, grid, zip, seeds, report, slurm)", path));
   static const std::set<std::string> sections = {"base", "set", "grid", "zip", "seeds", "report", "slurm"};
   std::map<std::string, int> seen;  // root["grid"] would read the first of two grid sections only

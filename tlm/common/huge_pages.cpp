@@ -27,7 +27,7 @@ namespace netasic {
 
 namespace {
 constexpr std::size_t kHuge = std::size_t{2} << 20;
-#if defined(__linux__) && !defined(MADV_COLLAPSE)
+#if defined(__linux__) && !defined(MADV_COLLAPSE) && !defined(NETASIC_NO_HUGE_PAGES)
 constexpr int MADV_COLLAPSE = 25;  // Linux 6.1; older headers lack it
 #endif
 }  // namespace

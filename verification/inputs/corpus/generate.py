@@ -105,6 +105,13 @@ def scenario_file_cases(c):
     c.add("yaml-control-char", y, ["scenario.yaml:2", "control character 0x08"], "sim:\n  seed: 1 # a\x08b\n",
           "scenario.yaml")
     c.add("yaml-nul", y, ["scenario.yaml:2", "control character 0x00"], "sim:\n  seed: 1\x00\n", "scenario.yaml")
+    # yaml-cpp's LoadAll looped for ever, memory growing, on a ',' no document can start with.
+    c.add("yaml-comma-at-top", y, ["scenario.yaml:1", "',' cannot start a value"], ", x\n", "scenario.yaml")
+    c.add("yaml-comma-after-comment", y, ["scenario.yaml:2", "',' cannot start a value"], "#a\n  , x\n",
+          "scenario.yaml")
+    c.add("yaml-comma-after-scalar", y, ["scenario.yaml:1", "',' cannot start a value"], '"s", x\n', "scenario.yaml")
+    c.add("yaml-comma-second-document", y, ["scenario.yaml:3", "',' cannot start a value"], "sim.seed: 3\n---\n, x\n",
+          "scenario.yaml")
     c.add("yaml-missing-file", "run {dir}/absent.yaml --quiet --out {dir}/out", ["absent.yaml"])
     c.add("yaml-directory", "run {dir} --quiet --out {dir}/out", ["is a directory"])
 
@@ -252,6 +259,8 @@ def sweep_cases(c):
         ("not-a-map", "- 1\n- 2\n", ["sweep.yaml"]),
         ("syntax", "grid: [unclosed\n", ["sweep.yaml"]),
         ("no-grid", "set:\n  sim.seed: 1\n", ["sweep.yaml"]),
+        ("comma-at-top", ", x\n", ["sweep.yaml:1", "',' cannot start a value"]),
+        ("second-document", base + "  flowcut.table.entries: [16]\n---\nseeds: [1]\n", ["sweep.yaml:6", "second YAML"]),
         ("unknown-section", base + "  flowcut.table.entries: [16]\nextra: 1\n", ["extra"]),
         ("grid-not-list", base + "  flowcut.table.entries: 16\n", ["flowcut.table.entries"]),
         ("seeds-negative", base + "  flowcut.table.entries: [16]\nseeds: [-1]\n", ["seed"]),
