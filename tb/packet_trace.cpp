@@ -92,17 +92,45 @@ PacketTrace::PacketTrace(const Scenario& s, Simulation& sim) : sim_(sim) {
       if (info.selected || any_flow) sim.links()[2 * i + dir]->set_observer(this);
     }
   }
+  if (any_flow) {  // holds and flowcuts no wire shows
+    open_.assign(flow_count_, {0, 0});
+    for (const auto& nic : sim.nics()) nic->set_flow_observer(this);
+    for (const auto& sw : sim.switches()) sw->set_flow_observer(this);
+  }
+}
+
+bool PacketTrace::take_one() {
+  if (records_.size() + marks_.size() < max_packets_) return true;
+  ++over_cap_;
+  return false;
+}
+
+void PacketTrace::on_hold(std::uint32_t flow, FlowHold why, Ps at) {
+  if (!flow_selected(flow) || !in_window(at) || !take_one()) return;
+  const bool hop = why == FlowHold::hop_pause;
+  marks_.push_back(Mark{at, kNever, flow, 0, why, false, hop});
+  open_[flow][hop] = static_cast<std::uint32_t>(marks_.size());
+}
+
+void PacketTrace::on_release(std::uint32_t flow, bool hop, Ps at) {
+  if (!flow_selected(flow)) return;
+  if (std::uint32_t& m = open_[flow][hop]; m != 0) {
+    marks_[m - 1].end = at;
+    m = 0;
+  }
+}
+
+void PacketTrace::on_flowcut(std::uint32_t flow, std::uint32_t flowcut, Ps at) {
+  if (!flow_selected(flow) || !in_window(at) || !take_one()) return;
+  marks_.push_back(Mark{at, at, flow, flowcut, FlowHold::fgfc_pause, true, false});
 }
 
 void PacketTrace::on_wire(const Link& link, const Packet& p, Ps start, Ps ser, bool corrupted) {
-  if (start < start_ || (end_ != 0 && start >= end_)) return;
+  if (!in_window(start)) return;
   const LinkInfo& info = links_[link.index()];
   const bool flow_sel = carries_flow(p.type) && flow_selected(p.flow);
   if (!info.selected && !flow_sel) return;
-  if (records_.size() >= max_packets_) {
-    ++over_cap_;
-    return;
-  }
+  if (!take_one()) return;
   Record r{};
   r.start = start;
   r.ser = ser;
@@ -156,10 +184,21 @@ void PacketTrace::write_port_events(std::ostream& out, bool& first) const {
 }
 
 // Per flow: send (leaving the source host), deliver (arriving at the destination host), and the ACKs and
-// NACKs sent back and received, each an instant on the flow's track.
+// NACKs sent back and received, each an instant on the flow's track; the source's holds (FGFC pause, class
+// pause, drain, hop pause) as slices and its flowcuts as instants on the same track.
 void PacketTrace::write_flow_events(std::ostream& out, bool& first) const {
   const Topology& t = sim_.topology();
   std::vector<char> named(flow_count_, 0);
+  auto begin_event = [&](std::uint32_t flow) {
+    if (!first) out << ",\n";
+    first = false;
+    if (named[flow]) return;
+    named[flow] = 1;
+    const Flow& f = sim_.flows().flows()[flow];
+    out << fmt::format(R"({{"name":"thread_name","ph":"M","pid":2,"tid":{},"args":{{"name":"flow {}: host{} -> host{}, {} B"}}}},)"
+                       "\n",
+                       flow, flow, f.src, f.dst, f.size_bytes);
+  };
   for (const Record& r : records_) {
     if (!r.flow_selected) continue;
     const LinkInfo& info = links_[r.link];
@@ -178,16 +217,23 @@ void PacketTrace::write_flow_events(std::ostream& out, bool& first) const {
     } else {
       continue;
     }
-    if (!first) out << ",\n";
-    first = false;
-    if (!named[r.flow]) {
-      named[r.flow] = 1;
-      out << fmt::format(R"({{"name":"thread_name","ph":"M","pid":2,"tid":{},"args":{{"name":"flow {}: host{} -> host{}, {} B"}}}},)"
-                         "\n",
-                         r.flow, r.flow, f.src, f.dst, f.size_bytes);
-    }
+    begin_event(r.flow);
     out << fmt::format(R"({{"name":"{}","cat":"flow","ph":"i","s":"t","ts":{},"pid":2,"tid":{},"args":{{"flow":{}}}}})",
                        what, us(at), r.flow, r.flow);
+  }
+  const Ps run_end = sim_.fabric().now();
+  for (const Mark& m : marks_) {
+    begin_event(m.flow);
+    if (m.flowcut) {
+      out << fmt::format(R"({{"name":"flowcut {}","cat":"flowcut","ph":"i","s":"t","ts":{},"pid":2,"tid":{},"args":{{"flow":{}}}}})",
+                         m.n, us(m.at), m.flow, m.flow);
+      continue;
+    }
+    // A hold still on when the run stopped ends at the run's end, marked as such.
+    const bool open = m.end == kNever;
+    out << fmt::format(R"({{"name":"{}","cat":"hold","ph":"X","ts":{},"dur":{},"pid":2,"tid":{},"args":{{"flow":{},"held_at_end":{}}}}})",
+                       flow_hold_name(m.why), us(m.at), us((open ? run_end : m.end) - m.at), m.flow, m.flow,
+                       open ? "true" : "false");
   }
 }
 

@@ -4,12 +4,14 @@
 // tcpdump and tshark). docs/outputs.md describes both files and the frame encoding.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "tlm/common/flow_key.h"
+#include "tlm/model/flow.h"
 #include "tlm/model/link.h"
 #include "tlm/model/packet.h"
 
@@ -19,12 +21,16 @@ class Simulation;
 class Scenario;
 class Switch;
 
-class PacketTrace : public WireObserver {
+class PacketTrace : public WireObserver, public FlowEventObserver {
  public:
   // Reads the trace.* keys and attaches to the links of `sim` that the selection can touch.
   PacketTrace(const Scenario& s, Simulation& sim);
 
   void on_wire(const Link& link, const Packet& p, Ps start, Ps ser, bool corrupted) override;
+  // Source holds and flowcuts of the selected flows (FlowEventObserver).
+  void on_hold(std::uint32_t flow, FlowHold why, Ps at) override;
+  void on_release(std::uint32_t flow, bool hop, Ps at) override;
+  void on_flowcut(std::uint32_t flow, std::uint32_t flowcut, Ps at) override;
 
   void write_json(std::ostream& out) const;
   void write_pcap(std::ostream& out) const;
@@ -51,6 +57,15 @@ class PacketTrace : public WireObserver {
     std::uint8_t vc, tclass, ect, ce, retransmit, hops;
     bool corrupted, flow_selected, port_selected;
   };
+  // A hold (a slice from `at` to `end`; kNever while it lasts) or a flowcut (an instant; `n` its number).
+  struct Mark {
+    Ps at, end;
+    std::uint32_t flow, n;
+    FlowHold why;
+    bool flowcut, hop;
+  };
+  bool in_window(Ps at) const { return at >= start_ && (end_ == 0 || at < end_); }
+  bool take_one();  // false (and counted) past trace.max_packets
   bool flow_selected(std::uint32_t flow) const {
     return all_flows_ || (flow < flows_.size() && flows_[flow]);
   }
@@ -65,6 +80,8 @@ class PacketTrace : public WireObserver {
   std::uint64_t max_packets_ = 0;
   std::uint64_t over_cap_ = 0;
   std::vector<Record> records_;
+  std::vector<Mark> marks_;
+  std::vector<std::array<std::uint32_t, 2>> open_;  // per flow: the open source hold's and hop hold's mark + 1
   const Simulation& sim_;
 };
 

@@ -68,6 +68,7 @@ class Simulation {
   const std::vector<std::unique_ptr<Link>>& links() const { return links_; }
   const RoutingTable& routing() const { return *routing_; }
   Fabric& fabric() { return *fabric_; }
+  const Fabric& fabric() const { return *fabric_; }
   Ps sim_time() const { return end_time_; }
   double wall_seconds() const { return wall_seconds_; }
   std::uint64_t packet_hops() const;

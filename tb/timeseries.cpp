@@ -5,6 +5,7 @@
 #include "tb/scenario.h"
 #include "tb/simulation.h"
 #include "tlm/common/error.h"
+#include "tlm/model/switch.h"
 
 namespace netasic {
 
@@ -40,22 +41,38 @@ TimeSeries::TimeSeries(const Scenario& s, Simulation& sim)
                             sim.links()[2 * i + dir].get()});
     }
   }
-  rows_ = "time_us,port,switch,port_index,peer,queue_bytes,utilization,packets\n";
+  last_pause_frames_.assign(t.switches(), 0);
+  interval_pause_frames_.assign(t.switches(), 0);
+  for (std::uint32_t sw = 0; sw < t.switches(); ++sw)
+    if (chosen[sw]) switches_.emplace_back(sw, sim.switches()[sw].get());
+  rows_ = "time_us,port,switch,port_index,peer,queue_bytes,utilization,packets,stopped_queues,flowcut_entries,"
+          "flowlet_entries,pause_frames\n";
   fabric_.schedule(interval_, this, 0);
 }
 
 void TimeSeries::on_event(std::uint32_t, std::uint64_t) {
   const Ps now = fabric_.now();
   ++samples_;
+  for (const auto& [sw, owner] : switches_) {  // each switch's pause frames in this interval, once
+    const EgressFc* fc = owner->egress_fc();
+    const std::uint64_t sent = fc ? fc->counters().pause_frames : 0;
+    interval_pause_frames_[sw] = sent - last_pause_frames_[sw];
+    last_pause_frames_[sw] = sent;
+  }
   for (Port& p : ports_) {
+    const EgressFc* fc = p.owner->egress_fc();
     // Busy time is counted when a packet starts on the wire, so an interval can exceed 1 slightly when a
     // packet straddles its end; the next interval is short by as much.
     const Ps busy = p.link->busy_time();
     const std::uint64_t packets = p.link->packets_sent();
-    rows_ += fmt::format("{:.3f},{},{},{},{},{},{:.6f},{}\n", static_cast<double>(now) / 1e6, p.name, p.sw, p.port,
-                         p.peer, p.owner->backlog(p.port),
+    const FlowcutTableIf* flowcut = p.owner->flowcut_table();
+    const FlowletTable* flowlet = p.owner->flowlet_table();
+    rows_ += fmt::format("{:.3f},{},{},{},{},{},{:.6f},{},{},{},{},{}\n", static_cast<double>(now) / 1e6, p.name, p.sw,
+                         p.port, p.peer, p.owner->backlog(p.port),
                          static_cast<double>(busy - p.last_busy) / static_cast<double>(interval_),
-                         packets - p.last_packets);
+                         packets - p.last_packets, fc ? fc->stopped_queues(p.port) : 0,
+                         flowcut ? flowcut->occupancy() : 0, flowlet ? flowlet->occupancy() : 0,
+                         interval_pause_frames_[p.sw]);
     p.last_busy = busy;
     p.last_packets = packets;
   }

@@ -1,11 +1,14 @@
 // Time series of a run (`stats.sample_us`): every sample interval, per switch output port, its backlog,
-// the utilization of its link over the interval and the packets it sent; written as timeseries.csv, which
-// `netasic plot` draws. Sampling reads state only: results do not change.
+// the utilization of its link over the interval, the packets it sent and its queues held by flow control;
+// per switch (on each of its port rows), its Flowcut and flowlet table occupancy and the pause frames it
+// sent in the interval. Written as timeseries.csv, which `netasic plot` draws. Sampling reads state only:
+// results do not change.
 #pragma once
 
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tlm/model/event_queue.h"
@@ -39,6 +42,9 @@ class TimeSeries : public EventTarget {
   Fabric& fabric_;
   Ps interval_;
   std::vector<Port> ports_;
+  std::vector<std::pair<std::uint32_t, const Switch*>> switches_;  // the sampled switches
+  std::vector<std::uint64_t> last_pause_frames_;                   // per switch, at the previous sample
+  std::vector<std::uint64_t> interval_pause_frames_;               // per switch, in the interval sampled
   std::string rows_;
   std::uint64_t samples_ = 0;
 };

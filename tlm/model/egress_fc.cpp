@@ -55,6 +55,12 @@ EgressFc::~EgressFc() {
       while (q.head) pool_.put(pop_head(q));
 }
 
+std::uint32_t EgressFc::stopped_queues(std::uint16_t o) const {
+  std::uint32_t n = 0;
+  for (const Queue& q : ports_[o].q) n += q.stop != 0;
+  return n;
+}
+
 void EgressFc::report(Report& r) const {
   ReportSection& s = r.open("flow_control");
   s.set("mode", to_string(config_.mode));

@@ -130,6 +130,9 @@ class EgressFc : public Reporting {
 
   const FcCounters& counters() const { return counters_; }
   const EgressFcConfig& config() const { return config_; }
+  // Output o's queues the scheme holds now (PFC: queues of a paused class; FlowSail, BFC, ideal: queues
+  // holding a paused flow). Sampled by the time series; not on the packet path.
+  std::uint32_t stopped_queues(std::uint16_t o) const;
   // Collisions the FlowSail tables counted (flows sharing an NFT entry), over every port; 0 elsewhere.
   virtual std::uint64_t nft_collisions() const { return 0; }
   // Explicit thresholds that contradict each other (q_low above q_high, PFC XON above XOFF): InputError

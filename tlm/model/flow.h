@@ -78,4 +78,34 @@ class FlowTable {
   std::uint64_t completed_ = 0;
 };
 
+// Why a flow's source NIC holds it (the packet trace shows each hold as a slice on the flow's track).
+enum class FlowHold : std::uint8_t {
+  fgfc_pause,   // Flowcut: an FGFC XOFF from a switch paused the flow
+  class_pause,  // Flowcut: an XOFF found the NIC's paused-flow cache full and paused the traffic class
+  nic_drain,    // Flowcut NIC-only: the NIC drains the flow's in-flight bytes before a flowcut
+  hop_pause,    // FlowSail, BFC, ideal: the first switch paused the flow
+};
+inline const char* flow_hold_name(FlowHold h) {
+  switch (h) {
+    case FlowHold::fgfc_pause: return "fgfc pause";
+    case FlowHold::class_pause: return "class pause";
+    case FlowHold::nic_drain: return "drain";
+    case FlowHold::hop_pause: return "hop pause";
+  }
+  return "hold";
+}
+
+// Observes per-flow events of the model that no wire shows: a source hold starting or ending, a flowcut
+// starting. Set by the testbench (packet trace) on NICs and switches; called only at those events, never
+// per packet, and not at all when unset.
+class FlowEventObserver {
+ public:
+  virtual ~FlowEventObserver() = default;
+  virtual void on_hold(std::uint32_t flow, FlowHold why, Ps at) = 0;
+  // The hold ends: the first switch's pause (hop) or the FGFC / drain hold (not hop).
+  virtual void on_release(std::uint32_t flow, bool hop, Ps at) = 0;
+  // A new flowcut of the flow starts (at its ingress switch, or at its source NIC under nic_only).
+  virtual void on_flowcut(std::uint32_t flow, std::uint32_t flowcut, Ps at) = 0;
+};
+
 }  // namespace netasic

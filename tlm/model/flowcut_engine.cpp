@@ -156,7 +156,8 @@ bool FlowcutEngine::start_flowcut(Packet* p, const WideKey& key, const std::uint
   if (!index) return false;
   follow(p, *index);
   if (ctx_->flows && ctx_->at_ingress(p)) {
-    ++(*ctx_->flows)[p->flow].flowcuts;
+    const std::uint32_t n = ++(*ctx_->flows)[p->flow].flowcuts;
+    if (ctx_->flow_observer) ctx_->flow_observer->on_flowcut(p->flow, n, ctx_->now());
     if (ctx_->note_path(p->flow, o)) ++counters_.path_changes;
   }
   return true;

@@ -296,8 +296,14 @@ void Nic::receive_pause(Packet* p) {
   } else if (p->flow < flows_.size() && flows_[p->flow].src == host_) {
     // Counted: the first switch may pause a flow from two of its counters at once.
     Flow& f = flows_[p->flow];
-    if (pause && f.hop_pauses++ == 0) f.hop_paused_since = fabric_.now();
-    if (!pause && f.hop_pauses > 0 && --f.hop_pauses == 0) f.hop_paused_ps += fabric_.now() - f.hop_paused_since;
+    if (pause && f.hop_pauses++ == 0) {
+      f.hop_paused_since = fabric_.now();
+      if (flow_observer_) flow_observer_->on_hold(f.id, FlowHold::hop_pause, f.hop_paused_since);
+    }
+    if (!pause && f.hop_pauses > 0 && --f.hop_pauses == 0) {
+      f.hop_paused_ps += fabric_.now() - f.hop_paused_since;
+      if (flow_observer_) flow_observer_->on_release(f.id, true, fabric_.now());
+    }
   }
   fabric_.pool().put(p);
   if (!pause) try_send();

@@ -149,6 +149,8 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
     hop.sum("frames_received_by_nics/resume", counters_.resume_frames);
   }
   std::uint32_t host() const { return host_; }
+  // Per-flow events no wire shows (source holds, NIC-only flowcuts) go to `o` (the packet trace).
+  void set_flow_observer(FlowEventObserver* o) { flow_observer_ = o; }
 
   void on_event(std::uint32_t kind, std::uint64_t data) override;
   void start_of_simulation() override {  // bindings are complete
@@ -180,6 +182,7 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
   void receive_fgfc(Packet* p);
   void fgfc_expire(Flow& f);
   bool may_send(Flow& f, std::uint32_t payload);  // FGFC pause / credit, NIC-only drain and hold
+  void hold(Flow& f, FlowHold why);  // the source holds the flow from now (FGFC, class fallback, drain)
   void resume(Flow& f, bool timeout);
   void nic_flowcut_send(Flow& f, Packet* p);
   void nic_flowcut_ack(Flow& f, const Packet* ack);
@@ -193,6 +196,7 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
   Fabric& fabric_;
   NicConfig config_;
   FlowTable& flows_;
+  FlowEventObserver* flow_observer_ = nullptr;
   std::uint32_t host_;
   Link* in_link_ = nullptr;
   Link* out_link_ = nullptr;

@@ -29,14 +29,14 @@ void Nic::receive_fgfc(Packet* p) {
     switch (fgfc_cache_->apply(now, frame)) {
       case FgfcApplyStatus::paused:
       case FgfcApplyStatus::updated:
-        if (f.paused_since == kNever) f.paused_since = fabric_.now();
+        if (f.paused_since == kNever) hold(f, FlowHold::fgfc_pause);
         fabric_.schedule((now + frame.period) * kPsPerUs + 1, this, kFgfcExpire, f.id);
         break;
       case FgfcApplyStatus::fall_back_to_class_pause:
         // No room to pause this flow alone: the whole class stops, as a NIC without FGFC would under PFC.
         ++counters_.fgfc_class_fallbacks;
         class_paused_until_[f.tclass] = std::max(class_paused_until_[f.tclass], now + frame.period);
-        if (f.paused_since == kNever) f.paused_since = fabric_.now();
+        if (f.paused_since == kNever) hold(f, FlowHold::class_pause);
         fabric_.schedule((now + frame.period) * kPsPerUs + 1, this, kFgfcExpire, f.id);
         break;
       case FgfcApplyStatus::resumed:
@@ -53,10 +53,16 @@ void Nic::receive_fgfc(Packet* p) {
   try_send();
 }
 
+void Nic::hold(Flow& f, FlowHold why) {
+  f.paused_since = fabric_.now();
+  if (flow_observer_) flow_observer_->on_hold(f.id, why, f.paused_since);
+}
+
 void Nic::resume(Flow& f, bool timeout) {
   if (f.paused_since != kNever) {
     f.drain_ps += fabric_.now() - f.paused_since;
     f.paused_since = kNever;
+    if (flow_observer_) flow_observer_->on_release(f.id, false, fabric_.now());
   }
   if (timeout) ++counters_.fgfc_timeouts;
 }
@@ -97,7 +103,10 @@ void Nic::nic_flowcut_send(Flow& f, Packet* p) {
   if (!s.tracked) return;
   p->fc_tracked = 1;
   p->fc_epoch = s.epoch;
-  if (s.new_flowcut) ++f.flowcuts;
+  if (s.new_flowcut) {
+    ++f.flowcuts;
+    if (flow_observer_) flow_observer_->on_flowcut(f.id, f.flowcuts, fabric_.now());
+  }
 }
 
 void Nic::nic_flowcut_ack(Flow& f, const Packet* ack) {
@@ -124,7 +133,7 @@ Ps Nic::ack_transmission_term(std::uint16_t, std::uint32_t ack_bytes, unsigned h
 void Nic::pause_source(const FlowcutSource& s) {
   Flow& f = flows_[s.flow];
   f.fc_draining = true;
-  f.paused_since = fabric_.now();
+  hold(f, FlowHold::nic_drain);
   ++f.drains;
 }
 

@@ -42,6 +42,7 @@ struct RoutingContext {
   Rng* rng = nullptr;
   const Fabric* fabric = nullptr;
   FlowTable* flows = nullptr;
+  FlowEventObserver* flow_observer = nullptr;  // the packet trace, when it follows flows
   // An output's backlog: the switch's per-output state is an array of `backlog_stride`-byte records.
   const char* backlog_base = nullptr;
   std::size_t backlog_stride = 0;

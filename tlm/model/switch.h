@@ -100,6 +100,8 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   void on_credit(std::uint16_t port) override;
 
   void set_flows(FlowTable* flows) { ctx_.flows = flows; }
+  // Flowcuts this switch starts go to `o` (the packet trace).
+  void set_flow_observer(FlowEventObserver* o) { ctx_.flow_observer = o; }
   const FlowcutTableIf* flowcut_table() const { return flowcut_ ? &flowcut_->table() : nullptr; }
   const FlowletTable* flowlet_table() const { return policy_->flowlet_table(); }
   const FlowcutCounters& flowcut_counters() const { return flowcut_ ? flowcut_->counters() : kNoFlowcut; }
