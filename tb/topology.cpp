@@ -12,6 +12,7 @@
 #include "tb/inputs/topology_file.h"
 #include "tlm/common/error.h"
 #include "tlm/common/rng.h"
+#include "tlm/model/switch.h"
 
 namespace netasic {
 
@@ -48,10 +49,10 @@ Topology fat_tree(const Scenario& s, double rate, double delay) {
                                  "= {:.6g}, are not whole; accepted for k = {}: multiples of 1/{} (e.g. {:.4g}, {:.4g}, {:.4g})",
                                  taper, k, half * taper, k, half, 1.0 + 1.0 / half, 1.0 + 2.0 / half,
                                  1.0 + 3.0 / half));
-  if (hosts_per_edge + half > 64)
+  if (hosts_per_edge + half > kMaxSwitchRadix)
     throw InputError(fmt::format("topology.fat_tree: k = {} with taper {} gives edge switches {} ports; the switch "
-                                 "model accepts at most 64",
-                                 k, taper, hosts_per_edge + half));
+                                 "model accepts at most {}",
+                                 k, taper, hosts_per_edge + half, kMaxSwitchRadix));
   const std::uint32_t edges = k * half, aggs = k * half, cores = half * half;
   const std::uint32_t hosts = edges * hosts_per_edge;
   Topology t;
@@ -90,10 +91,12 @@ Topology leaf_spine(const Scenario& s, double rate, double delay) {
   const auto leaves = static_cast<std::uint32_t>(s.integer("topology.leaf_spine.leaves"));
   const auto spines = static_cast<std::uint32_t>(s.integer("topology.leaf_spine.spines"));
   const auto hpl = static_cast<std::uint32_t>(s.integer("topology.leaf_spine.hosts_per_leaf"));
-  if (hpl + spines > 64)
-    throw InputError(fmt::format("topology.leaf_spine: hosts_per_leaf {} + spines {} exceeds the 64-port switch", hpl, spines));
-  if (leaves > 64)
-    throw InputError(fmt::format("topology.leaf_spine.leaves = {}: a spine has one port per leaf, at most 64", leaves));
+  if (hpl + spines > kMaxSwitchRadix)
+    throw InputError(fmt::format("topology.leaf_spine: hosts_per_leaf {} + spines {} exceeds the {}-port switch", hpl,
+                                 spines, kMaxSwitchRadix));
+  if (leaves > kMaxSwitchRadix)
+    throw InputError(fmt::format("topology.leaf_spine.leaves = {}: a spine has one port per leaf, at most {}", leaves,
+                                 kMaxSwitchRadix));
   const std::uint32_t hosts = leaves * hpl;
   Topology t;
   t.type = TopologyType::leaf_spine;
@@ -144,8 +147,9 @@ Topology dragonfly(const Scenario& s, double rate, double delay) {
   if (g == 0) g = a * h + 1;
   if (g < 2 || g > a * h + 1)
     throw InputError(fmt::format("topology.dragonfly.groups = {}: accepted 2..a*h+1 = {} (0 means a*h+1)", g, a * h + 1));
-  if (p + (a - 1) + h > 64)
-    throw InputError(fmt::format("topology.dragonfly: p + a-1 + h = {} ports exceeds the 64-port switch", p + a - 1 + h));
+  if (p + (a - 1) + h > kMaxSwitchRadix)
+    throw InputError(fmt::format("topology.dragonfly: p + a-1 + h = {} ports exceeds the {}-port switch", p + a - 1 + h,
+                                 kMaxSwitchRadix));
   const std::uint32_t switches = g * a, hosts = switches * p;
   Topology t;
   t.type = TopologyType::dragonfly;
@@ -182,7 +186,9 @@ Topology torus(const Scenario& s, double rate, double delay) {
   const auto x = static_cast<std::uint32_t>(s.integer("topology.torus.x"));
   const auto y = static_cast<std::uint32_t>(s.integer("topology.torus.y"));
   const auto hps = static_cast<std::uint32_t>(s.integer("topology.torus.hosts_per_switch"));
-  if (hps + 4 > 64) throw InputError(fmt::format("topology.torus.hosts_per_switch = {}: with 4 torus links at most 60", hps));
+  if (hps + 4 > kMaxSwitchRadix)
+    throw InputError(fmt::format("topology.torus.hosts_per_switch = {}: with 4 torus links at most {}", hps,
+                                 kMaxSwitchRadix - 4));
   const std::uint32_t switches = x * y, hosts = switches * hps;
   Topology t;
   t.type = TopologyType::torus;
@@ -299,9 +305,9 @@ Topology from_file(const Scenario& s) {
   std::vector<std::uint32_t> degree(t.nodes, 0);
   for (const auto& l : f.links) {
     t.links.push_back(TopoLink{l.a, l.b, l.rate_gbps, l.delay_ns, l.error_rate, 1.0, false});
-    if (++degree[l.a] > 64 || ++degree[l.b] > 64)
-      throw InputError(fmt::format("{}:{}: a switch with more than 64 links; the switch model accepts at most 64 ports",
-                                   f.name, l.line));
+    if (++degree[l.a] > kMaxSwitchRadix || ++degree[l.b] > kMaxSwitchRadix)
+      throw InputError(fmt::format("{}:{}: a switch with more than {} links; the switch model accepts at most {} ports",
+                                   f.name, l.line, kMaxSwitchRadix, kMaxSwitchRadix));
   }
   t.description = fmt::format("{}: {} hosts, {} switches, {} links", path, t.hosts(), t.switches(), t.links.size());
   return t;

@@ -32,6 +32,11 @@
 
 namespace netasic {
 
+// The largest switch the model builds: current switch chips have 128-256 ports. Up to 64 ports an output's
+// arbiter keeps one request bit per input in a word; above, one bit per group of 64 inputs, with the groups'
+// words beside (Switch::wide_request_).
+constexpr std::uint16_t kMaxSwitchRadix = 256;
+
 struct SwitchConfig {
   std::uint16_t radix = 64;
   std::uint16_t ports_per_tile = 2;
@@ -181,7 +186,9 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
     if (op.requesting || (!local_control_.empty() && !local_control_[o].empty())) return grant(o);
     if (!fc_out_.empty()) send_fc_frames();
   }
-  void grant(std::uint16_t o);
+  void grant(std::uint16_t o) { wide_ ? grant_ports<true>(o) : grant_ports<false>(o); }
+  template <bool Wide>
+  void grant_ports(std::uint16_t o);  // the arbiter, for up to 64 ports or above
   void try_transmit(std::uint16_t o) {
     if (efc_) return try_transmit_fc(o);
     OutPort& op = out_ports_[o];
@@ -259,6 +266,31 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
     std::array<std::uint32_t, kMaxVcs> buffer{};    // config_.vc_buffer_bytes
   };
   static_assert(sizeof(InPort) == 128, "an input port is two cache lines");
+  // Radix above 64: output o's requests of VC vc from inputs 64g..64g+63, one bit each (OutPort::request
+  // then has one bit per non-empty group).
+  std::uint64_t& wide_request(std::uint16_t o, std::uint8_t vc, unsigned g) {
+    return wide_request_[(std::size_t{o} * config_.vcs + vc) * kWideWords + g];
+  }
+  void set_request(OutPort& op, std::uint16_t o, std::uint8_t vc, std::uint16_t i) {
+    if (!wide_) {
+      op.request[vc] |= std::uint64_t{1} << i;
+    } else {
+      wide_request(o, vc, i >> 6) |= std::uint64_t{1} << (i & 63);
+      op.request[vc] |= std::uint64_t{1} << (i >> 6);
+    }
+    op.requesting |= static_cast<std::uint8_t>(1u << vc);
+  }
+  void clear_wide_request(OutPort& op, std::uint16_t o, std::uint8_t vc, std::uint16_t i) {
+    if (!(wide_request(o, vc, i >> 6) &= ~(std::uint64_t{1} << (i & 63))))
+      op.request[vc] &= ~(std::uint64_t{1} << (i >> 6));
+    if (!op.request[vc]) op.requesting &= static_cast<std::uint8_t>(~(1u << vc));
+  }
+  // What the wide arbiter found at input i: nothing for it (its head does not fit), no credit for its VC,
+  // or a grant.
+  enum class Try : std::uint8_t { skip, blocked, granted };
+  Try grant_input(OutPort& op, std::uint16_t o, std::uint8_t vc, std::uint16_t i, bool shared, std::size_t base);
+  // Radix above 64: the round-robin over the groups' words, from input `start` on (Try::skip: no grant).
+  Try grant_wide(OutPort& op, std::uint16_t o, std::uint8_t vc, bool shared, std::size_t base);
 
   Fabric& fabric_;
   SwitchConfig config_;
@@ -289,6 +321,9 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   ForeignTarget foreign_;
   void send_foreign(PacketFwIf* fw, Packet* p, Ps delay);
   std::vector<Fifo> voqs_;
+  static constexpr unsigned kWideWords = kMaxSwitchRadix / 64;
+  bool wide_ = false;                       // radix above 64
+  std::vector<std::uint64_t> wide_request_;  // radix above 64: [(o * vcs + vc) * kWideWords + group]
   // An egress queue entry keeps what the output's scheduler reads (when the packet is through the crossbar,
   // its size) beside the pointer, so choosing the next packet touches no packet memory.
   struct EgressEntry {

@@ -82,7 +82,12 @@ void Switch::prefetch_grant(std::uint16_t o, unsigned step) const {
     const std::uint64_t mask = op.request[vc];
     if (!mask) continue;
     const std::uint64_t hi = op.rr_input >= 64 ? 0 : mask & (~std::uint64_t{0} << op.rr_input);
-    const auto i = static_cast<std::uint16_t>(__builtin_ctzll(hi ? hi : mask));
+    auto i = static_cast<std::uint16_t>(__builtin_ctzll(hi ? hi : mask));
+    if (wide_) {  // above 64 ports: the first requesting input of the first group (a hint, not the arbiter's)
+      const unsigned g = static_cast<unsigned>(__builtin_ctzll(mask));
+      const std::uint64_t w = wide_request_[(std::size_t{o} * config_.vcs + vc) * kWideWords + g];
+      i = static_cast<std::uint16_t>(g * 64 + static_cast<unsigned>(__builtin_ctzll(w)));
+    }
     if (vc == data_vc) {
       if (const Packet* head = voqs_[voq_index(i, o, vc)].head) __builtin_prefetch(head);
     } else {

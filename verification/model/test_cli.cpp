@@ -156,7 +156,7 @@ std::vector<BadCase> bad_cases() {
       {"unknown_key_yaml", write_temp("bad_key.yaml", "nic:\n  mtu: 1024\n"), "bad_key.yaml:2: unknown key 'nic.mtu'"},
       {"wrong_type", "--set nic.mtu_bytes=big", "nic.mtu_bytes = 'big': not an integer"},
       {"negative_rate", "--set link.rate_gbps=-100", "link.rate_gbps = '-100': out of range"},
-      {"zero_hosts", "--set topology.type=leaf_spine --set topology.leaf_spine.hosts_per_leaf=0", "out of range; accepted: integer 1..63"},
+      {"zero_hosts", "--set topology.type=leaf_spine --set topology.leaf_spine.hosts_per_leaf=0", "out of range; accepted: integer 1..255"},
       {"odd_k", "--set topology.fat_tree.k=7", "must be even"},
       {"bad_policy", "--set routing.policy=ugal", "needs topology.type dragonfly"},
       {"bad_choice", "--set workload.type=uniform_random", "one of: permutation, all_to_all, random, uniform, bit_reversal, incast, file"},

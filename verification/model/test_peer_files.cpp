@@ -139,5 +139,49 @@ TEST(PeerFiles, ExportedGraphmlRunsLikeTheGeneratedTopology) {
   EXPECT_NE(r.output.find("cannot write"), std::string::npos) << r.output;
 }
 
+// A 256-port switch (current switch chips have 128-256 ports; HPCC's own topology has a 65-port one) from a
+// file: hosts 0..9 sit on ports 0, 1, 62, 63, 64, 65, 127, 128, 200 and 255 (so the arbiter's round robin
+// crosses its groups of 64 inputs and wraps at 256), the other 246 ports hold idle hosts. The same flows on
+// a 10-port switch (ports 0..9, the same order) give the same flows.csv, byte for byte: above 64 ports the
+// arbiter grants in the same order as the 64-bit one. Every port is in one tile row in both runs, so the
+// row buses do not tell the port numbers apart either.
+TEST(PeerFiles, A256PortSwitchArbitratesLikeA10PortOne) {
+  const auto dir = std::filesystem::temp_directory_path() / ("netasic-radix-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const int ports[10] = {0, 1, 62, 63, 64, 65, 127, 128, 200, 255};
+  std::vector<int> host_at(256, -1);
+  for (int h = 0; h < 10; ++h) host_at[ports[h]] = h;
+  int idle = 10;
+  std::string wide = "257 1 256\n256\n";
+  for (int p = 0; p < 256; ++p)
+    wide += std::to_string(host_at[p] >= 0 ? host_at[p] : idle++) + " 256 100Gbps 1000ns 0\n";
+  std::string narrow = "11 1 10\n10\n";
+  for (int h = 0; h < 10; ++h) narrow += std::to_string(h) + " 10 100Gbps 1000ns 0\n";
+  // An 8-to-1 incast into host 9 (port 255), one flow back, one across the group boundary, staggered starts.
+  const std::string flows = test::write_temp(
+      "radix_flows.txt",
+      "11\n0 9 3 65536 0\n1 9 3 65536 0\n2 9 3 65536 0\n3 9 3 65536 0\n4 9 3 65536 0\n5 9 3 65536 0\n"
+      "6 9 3 65536 0\n7 9 3 65536 0\n8 9 3 65536 0.000001\n9 0 3 32768 0.000002\n3 4 3 16384 0.000003\n");
+  const std::string common = " --set workload.type=file --set workload.file=" + flows +
+                             " --set switch.ports_per_tile=64 --set switch.tile_columns=64 --quiet --out ";
+  Result r = netasic_cmd("run --set topology.type=file --set topology.file=" + test::write_temp("wide.txt", wide) +
+                         common + (dir / "wide").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = netasic_cmd("run --set topology.type=file --set topology.file=" + test::write_temp("narrow.txt", narrow) + common +
+                  (dir / "narrow").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string a = slurp(dir / "wide" / "flows.csv"), b = slurp(dir / "narrow" / "flows.csv");
+  EXPECT_EQ(std::count(a.begin(), a.end(), '\n'), 12) << a;
+  EXPECT_EQ(a, b);
+  // More than 256 ports is refused, naming the file and line.
+  std::string too_wide = "258 1 257\n257\n";
+  for (int h = 0; h < 257; ++h) too_wide += std::to_string(h) + " 257 100Gbps 1000ns 0\n";
+  const std::string f = test::write_temp("too_wide.txt", too_wide);
+  r = netasic_cmd("run --set topology.type=file --set topology.file=" + f + " --quiet --out " + (dir / "x").string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find(f + ":259: a switch with more than 256 links"), std::string::npos) << r.output;
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace netasic

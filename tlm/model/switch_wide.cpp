@@ -1,0 +1,61 @@
+// The arbiter of switches above 64 ports (docs/architecture.md, "Switch geometry"): one request bit per
+// group of 64 inputs in the output's word, the groups' own words beside it. Up to 64 ports the arbiter is
+// Switch::grant_ports<false> in switch.cpp, whose loop does the same work on one word.
+#include <algorithm>
+
+#include "tlm/model/switch.h"
+
+namespace netasic {
+
+Switch::Try Switch::grant_input(OutPort& op, std::uint16_t o, std::uint8_t vc, std::uint16_t i, bool shared,
+                                       std::size_t base) {
+  Link* link = op.link;
+  Fifo& f = voq(i, o, vc);
+  Packet* p = f.head;
+  const std::size_t eq = base + egress_queue_of(p);
+  if (vc == 0 ? egress_[eq].bytes + p->size_bytes > config_.egress_queue_bytes || egress_full(eq)
+              : !shared && !data_slot_free(eq))
+    return Try::skip;
+  if (!shared && !link->has_credit(vc, p->size_bytes)) return Try::blocked;
+  f.pop();
+  if (!f.head) clear_wide_request(op, o, vc, i);
+  op.rr_input = static_cast<std::uint16_t>(i + 1);
+  if (!shared) link->take_credits(vc, p->size_bytes);
+  release_input(p);
+  InPort& ip = in_ports_[i];
+  // Row bus of the input and the column channel from the input's row to the output.
+  const Ps now = fabric_.now();
+  const std::size_t col = std::size_t{ip.row} * config_.radix + o;
+  const Ps xfer_start = std::max({now, ip.row_busy, column_busy_[col]});
+  const Ps xfer = static_cast<Ps>(p->size_bytes * internal_ps_per_byte_ + 0.5);
+  ip.row_busy = column_busy_[col] = xfer_start + xfer;
+  p->t_ready = on_clock(xfer_start + xbar_ps_);
+  if (shared) efc_->enqueue(o, p, now, fc_out_);
+  else egress_push(o, static_cast<std::uint32_t>(eq - base), p);
+  ++op.egress_packets;
+  return Try::granted;
+}
+
+Switch::Try Switch::grant_wide(OutPort& op, std::uint16_t o, std::uint8_t vc, bool shared, std::size_t base) {
+  // Inputs from `start` to the end, then from 0 to `start`: the start group's upper bits first, the other
+  // groups in order, the start group's lower bits last.
+  const unsigned start = op.rr_input >= config_.radix ? 0 : op.rr_input;
+  const unsigned groups = (config_.radix + 63u) / 64u, g0 = start >> 6;
+  const std::uint64_t upper = ~std::uint64_t{0} << (start & 63);
+  for (unsigned k = 0; k <= groups; ++k) {
+    const unsigned g = g0 + k < groups ? g0 + k : g0 + k - groups;
+    if (!(op.request[vc] >> g & 1)) continue;
+    std::uint64_t m = wide_request(o, vc, g);
+    if (k == 0) m &= upper;
+    else if (k == groups) m &= ~upper;
+    while (m) {
+      const auto i = static_cast<std::uint16_t>(g * 64 + static_cast<unsigned>(__builtin_ctzll(m)));
+      m &= m - 1;
+      const Try t = grant_input(op, o, vc, i, shared, base);
+      if (t != Try::skip) return t;
+    }
+  }
+  return Try::skip;
+}
+
+}  // namespace netasic
