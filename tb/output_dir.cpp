@@ -28,7 +28,7 @@ constexpr const char* kInterrupted = "INTERRUPTED";
 const std::vector<std::string>& OutputDir::file_names() {
   static const std::vector<std::string> names = {"summary.json", "flows.csv",   "fct.txt",      "ports.csv",
                                                  "tables.json",  "trace.json",  "packets.pcap", "timeseries.csv",
-                                                 kRunning,       kInterrupted};
+                                                 "collective_steps.csv", kRunning, kInterrupted};
   return names;
 }
 

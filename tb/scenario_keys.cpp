@@ -3,6 +3,7 @@
 // this order.
 #include "tb/choices.h"
 #include "tb/scenario.h"
+#include "tb/workload_collective.h"
 #include "tb/workload_telemetry.h"
 #include "tlm/blocks/flowcut_table.h"
 #include "tlm/blocks/reorder_buffer.h"
@@ -324,13 +325,32 @@ std::vector<KeyDef> workload_keys() {
       C<WorkloadType>("workload.type", "permutation",
         {{"permutation", WorkloadType::permutation}, {"all_to_all", WorkloadType::all_to_all},
          {"random", WorkloadType::random}, {"uniform", WorkloadType::uniform},
-         {"bit_reversal", WorkloadType::bit_reversal}, {"incast", WorkloadType::incast}, {"file", WorkloadType::file}},
+         {"bit_reversal", WorkloadType::bit_reversal}, {"incast", WorkloadType::incast}, {"file", WorkloadType::file},
+         {"collective", WorkloadType::collective}},
         "permutation: each host sends workload.size_bytes to one partner and receives from one; all_to_all; "
         "random: Poisson arrivals to random partners, sizes from workload.cdf at workload.load; uniform and "
         "bit_reversal: Poisson arrivals of workload.size_bytes messages at workload.load, to a random host or to "
         "the host whose index is the bit-reversed source index; incast: workload.incast.senders hosts to one; "
-        "file: HPCC ns-3 flow file."),
-      I("workload.size_bytes", "bytes", "1048576", 1, 1e12, "Flow size for permutation, all_to_all and incast."),
+        "file: HPCC ns-3 flow file; collective: a collective operation (workload.collective.*) whose steps wait "
+        "for the data they depend on."),
+      I("workload.size_bytes", "bytes", "1048576", 1, 1e12,
+        "Flow size for permutation, all_to_all and incast; a collective's message size S (NCCL's definition)."),
+      C<CollectiveOp>("workload.collective.op", "all_reduce",
+        {{"all_reduce", CollectiveOp::all_reduce}, {"all_gather", CollectiveOp::all_gather},
+         {"reduce_scatter", CollectiveOp::reduce_scatter}, {"all_to_all", CollectiveOp::all_to_all},
+         {"broadcast", CollectiveOp::broadcast}},
+        "Collective: the operation (broadcast from the first participating host)."),
+      C<CollectiveAlgorithm>("workload.collective.algorithm", "ring",
+        {{"ring", CollectiveAlgorithm::ring}, {"halving_doubling", CollectiveAlgorithm::halving_doubling}},
+        "Collective: ring (all_to_all: a shift per step; broadcast: a pipelined chain), or halving_doubling "
+        "(recursive halving and doubling; broadcast: a binomial tree; a power-of-two number of hosts)."),
+      L("workload.collective.hosts", "Collective: the participating host ids in rank order; empty: all hosts (or "
+        "workload.collective.first_hosts)."),
+      I("workload.collective.first_hosts", "", "0", 0, 1e7, "Collective: the first N hosts take part; 0: all."),
+      I("workload.collective.iterations", "", "1", 1, 1e6, "Collective: how many times it runs, back to back."),
+      N("workload.collective.gap_us", "us", "0", 0, 1e9,
+        "Collective: compute time between iterations (a rank starts the next one this long after its last "
+        "data of the previous one arrived)."),
       S("workload.cdf", "websearch",
         "Flow-size CDF for random traffic: websearch, fbhdp, googlerpc, alistorage, datamining, or a file path."),
       N("workload.load", "", "0.5", 0.001, 1, "Offered load per host as a fraction of its link rate (random)."),

@@ -130,10 +130,13 @@ void Simulation::bind_ports() {
   }
 }
 
+void Simulation::Releaser::release(std::uint32_t flow, Ps at) { sim->nics_[sim->flows_[flow].src]->release_flow(flow, at); }
+
 // The workload's flows, each given to its source and destination NIC.
 void Simulation::add_flows() {
   auto& flows = flows_.flows();
   flows.resize(workload_.flows.size());
+  if (!workload_.deps.empty()) flows_.set_dependencies(workload_.deps, workload_.gap, &releaser_);
   for (std::uint32_t id = 0; id < workload_.flows.size(); ++id) {
     const FlowSpec& spec = workload_.flows[id];
     Flow& f = flows[id];
@@ -141,7 +144,7 @@ void Simulation::add_flows() {
     f.src = spec.src;
     f.dst = spec.dst;
     f.size_bytes = spec.size_bytes;
-    f.start = spec.start;
+    f.start = flows_.waits(id) ? kNever : spec.start;  // a waiting flow gets its start when released
     f.tclass = spec.tclass;
     f.key.src_addr = 0x0A000000u + spec.src;
     f.key.dst_addr = 0x0A000000u + spec.dst;
@@ -283,6 +286,7 @@ nlohmann::json Simulation::summary() const {
   j["links"] = report_links(links_, topology_, end_time_);
   j["ports"] = report_ports(switches_);
   if (throughput_) j["throughput"] = throughput_->report();
+  if (!workload_.collectives.empty()) j["collectives"] = collective_summary(workload_.collectives, flows_);
   Report r(flows_);
   report_components(r);
   r.write_sections(j);
@@ -382,7 +386,9 @@ void Simulation::write_flows_csv(std::ostream& out) const {
                          static_cast<double>(fct) / static_cast<double>(ideal_fct(f)), f.ooo_packets, f.path_changes,
                          f.flowcuts, f.drains, ps_to_ns(f.drain_ps));
     } else {
-      out << fmt::format("{},{},{},{},{:.3f},,,,{},{},{},{},{:.3f}\n", f.id, f.src, f.dst, f.size_bytes, ps_to_ns(f.start),
+      // A flow still waiting for others has no start yet.
+      const std::string start = f.start == kNever ? "" : fmt::format("{:.3f}", ps_to_ns(f.start));
+      out << fmt::format("{},{},{},{},{},,,,{},{},{},{},{:.3f}\n", f.id, f.src, f.dst, f.size_bytes, start,
                          f.ooo_packets, f.path_changes, f.flowcuts, f.drains, ps_to_ns(f.drain_ps));
     }
   }
@@ -433,6 +439,9 @@ void Simulation::write_outputs(const OutputDir& out) const {
   out.write("ports.csv", [this](std::ostream& f) { write_ports_csv(f); });
   out.write("fct.txt", [this](std::ostream& f) { write_fct_txt(f); });
   if (series_) out.write("timeseries.csv", [this](std::ostream& f) { series_->write_csv(f); });
+  if (!workload_.collectives.empty())
+    out.write("collective_steps.csv",
+              [this](std::ostream& f) { write_collective_steps(f, workload_.collectives, flows_); });
   if (trace_) {
     out.write("trace.json", [this](std::ostream& f) { trace_->write_json(f); });
     out.write("packets.pcap", [this](std::ostream& f) { trace_->write_pcap(f); });

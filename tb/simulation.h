@@ -86,6 +86,12 @@ class Simulation {
   Topology topology_;
   Workload workload_;
   FlowTable flows_;
+  // Hands a flow whose predecessors were delivered to its source NIC (collectives).
+  struct Releaser : FlowReleaser {
+    Simulation* sim;
+    explicit Releaser(Simulation* s) : sim(s) {}
+    void release(std::uint32_t flow, Ps at) override;
+  } releaser_{this};
   std::unique_ptr<RoutingTable> routing_;
   std::unique_ptr<Fabric> fabric_;
   std::vector<std::unique_ptr<Switch>> switches_;

@@ -267,6 +267,7 @@ Workload build_workload(const Scenario& s, const Topology& t) {
     case WorkloadType::bit_reversal: poisson_fixed_size(g); break;
     case WorkloadType::random: random_partners(g); break;
     case WorkloadType::file: from_flow_file(g); break;
+    case WorkloadType::collective: build_collective(s, t, w); return w;  // in step order, with dependencies
   }
   // A flow file may declare 0 flows (docs/input-files.md): the run is empty and ends at once. A generator
   // that makes none was given parameters that cannot mean anything.

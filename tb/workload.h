@@ -4,10 +4,12 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tb/scenario.h"
 #include "tb/topology.h"
+#include "tb/workload_collective.h"
 #include "tlm/common/units.h"
 
 namespace netasic {
@@ -22,7 +24,12 @@ struct FlowSpec {
 
 struct Workload {
   std::string description;
-  std::vector<FlowSpec> flows;  // sorted by start time, then source
+  std::vector<FlowSpec> flows;  // sorted by start time, then source (a collective's: in step order)
+  // Flows that wait for others (collectives): (before, after) flow indices; per flow, the time it starts
+  // after its last predecessor is delivered (empty when no flow waits).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> deps;
+  std::vector<Ps> gap;
+  std::vector<Collective> collectives;
 };
 
 Workload build_workload(const Scenario& s, const Topology& t);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "tlm/common/flow_key.h"
@@ -63,6 +64,13 @@ struct Flow {
   std::uint64_t timeouts = 0;
 };
 
+// Starts a flow whose predecessors have all been delivered (the testbench hands it to its source NIC).
+class FlowReleaser {
+ public:
+  virtual ~FlowReleaser() = default;
+  virtual void release(std::uint32_t flow, Ps at) = 0;
+};
+
 class FlowTable {
  public:
   std::vector<Flow>& flows() { return flows_; }
@@ -73,9 +81,25 @@ class FlowTable {
   // Returns true when this was the last flow.
   bool mark_completed() { return ++completed_ == flows_.size(); }
 
+  // Dependencies (collective steps): flow `after` starts `gap` after the last of its predecessors is
+  // delivered; a flow with predecessors has no start time of its own. Set before the run, with a releaser.
+  void set_dependencies(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& before_after,
+                        const std::vector<Ps>& gap, FlowReleaser* releaser);
+  bool waits(std::uint32_t id) const { return !waits_.empty() && waits_[id] > 0; }
+  // Flow f is delivered: its successors that wait for nothing else start.
+  void delivered(const Flow& f, Ps now) {
+    if (!succ_begin_.empty()) release_successors(f.id, now);
+  }
+
  private:
+  void release_successors(std::uint32_t id, Ps now);
   std::vector<Flow> flows_;
   std::uint64_t completed_ = 0;
+  std::vector<std::uint32_t> waits_;       // per flow: predecessors not yet delivered
+  std::vector<std::uint32_t> succ_begin_;  // per flow + 1: where its successors start in succ_
+  std::vector<std::uint32_t> succ_;
+  std::vector<Ps> gap_;
+  FlowReleaser* releaser_ = nullptr;
 };
 
 // Why a flow's source NIC holds it (the packet trace shows each hold as a slice on the flow's track).

@@ -52,7 +52,12 @@ void Nic::add_flow(std::uint32_t flow_id) {
   f.tx_slot = tx_slots_++;
   transport_->add_flow(f);
   if (telemetry_) telemetry_->add_flow(f);
-  fabric_.schedule(f.start, this, kFlowStart, flow_id);
+  if (!flows_.waits(flow_id)) fabric_.schedule(f.start, this, kFlowStart, flow_id);
+}
+
+void Nic::release_flow(std::uint32_t flow_id, Ps at) {
+  flows_[flow_id].start = at;
+  fabric_.schedule(at, this, kFlowStart, flow_id);
 }
 
 void Nic::add_incoming_flow(std::uint32_t flow_id) {

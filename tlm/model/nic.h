@@ -117,6 +117,8 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
   void attach(Link* in_link, Link* out_link);
   // Registers a flow this NIC sends; it starts at flow.start.
   void add_flow(std::uint32_t flow_id);
+  // A flow that waited for others (FlowTable dependencies) starts at `at`.
+  void release_flow(std::uint32_t flow_id, Ps at);
   // Registers a flow this NIC receives, after its source registered it (the reorder transport gives it a
   // rearrange connection).
   void add_incoming_flow(std::uint32_t flow_id);

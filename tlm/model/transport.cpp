@@ -28,6 +28,7 @@ void NicContext::wake_at(Ps at) {
 void NicContext::complete_if_delivered(Flow& f) {
   if (f.expected_psn == f.packets && !f.done()) {
     f.finish = fabric.now();
+    flows.delivered(f, f.finish);
     if (flows.mark_completed()) fabric.request_stop();
   }
 }
@@ -150,6 +151,31 @@ std::unique_ptr<Transport> make_transport(NicContext& ctx) {
     if (r.kind == ctx.config.transport) return r.make(ctx);
   throw ModelError(fmt::format("{}: no transport registered for kind {}", ctx.name,
                                static_cast<unsigned>(ctx.config.transport)));
+}
+
+void FlowTable::set_dependencies(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& before_after,
+                                 const std::vector<Ps>& gap, FlowReleaser* releaser) {
+  const std::size_t n = flows_.size();
+  waits_.assign(n, 0);
+  succ_begin_.assign(n + 1, 0);
+  for (const auto& [before, after] : before_after) {
+    ++waits_[after];
+    ++succ_begin_[before + 1];
+  }
+  for (std::size_t i = 0; i < n; ++i) succ_begin_[i + 1] += succ_begin_[i];
+  succ_.resize(before_after.size());
+  std::vector<std::uint32_t> fill(succ_begin_.begin(), succ_begin_.end() - 1);
+  for (const auto& [before, after] : before_after) succ_[fill[before]++] = after;
+  gap_ = gap;
+  gap_.resize(n, 0);
+  releaser_ = releaser;
+}
+
+void FlowTable::release_successors(std::uint32_t id, Ps now) {
+  for (std::uint32_t k = succ_begin_[id]; k < succ_begin_[id + 1]; ++k) {
+    const std::uint32_t s = succ_[k];
+    if (--waits_[s] == 0) releaser_->release(s, now + gap_[s]);
+  }
 }
 
 }  // namespace netasic

@@ -1,0 +1,48 @@
+// Collective operations as workloads (workload.type = collective; docs/collectives.md): the operation's
+// steps on the participating hosts as flows, each step's flows waiting for the data they depend on
+// (FlowTable dependencies), over several iterations with a compute gap between them.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "tlm/common/units.h"
+#include "tlm/model/flow.h"
+
+namespace netasic {
+
+class Scenario;
+struct Topology;
+struct Workload;
+
+enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, all_to_all, broadcast };
+enum class CollectiveAlgorithm { ring, halving_doubling };
+
+struct Collective {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  std::vector<std::uint32_t> hosts;  // rank r is host hosts[r]
+  std::uint64_t bytes = 0;           // S: the message size (NCCL's definition per operation)
+  std::uint32_t iterations = 1;
+  Ps gap = 0;                        // compute time between iterations
+  std::uint32_t first_flow = 0;      // its flows are [first_flow, first_flow + steps.size())
+  std::vector<std::array<std::uint32_t, 4>> steps;  // per flow: iteration, step, source rank, destination rank
+};
+
+const char* to_string(CollectiveOp op);
+const char* to_string(CollectiveAlgorithm a);
+
+// Adds the collective the workload.collective.* keys describe to `w`: flows, dependencies, gaps.
+void build_collective(const Scenario& s, const Topology& t, Workload& w);
+
+// summary.json `collectives`: per collective its completion time and NCCL's algorithm and bus bandwidth.
+nlohmann::json collective_summary(const std::vector<Collective>& collectives, const FlowTable& flows);
+// collective_steps.csv: one line per flow of each collective.
+void write_collective_steps(std::ostream& out, const std::vector<Collective>& collectives, const FlowTable& flows);
+
+}  // namespace netasic

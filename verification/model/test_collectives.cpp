@@ -1,0 +1,190 @@
+// Collectives as workloads (docs/collectives.md): completion against the analytic figure on an idle
+// switch, steps that wait for their data, iterations with a compute gap, and bad input.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+#include "verification/common/run_helpers.h"
+
+namespace netasic {
+namespace {
+
+struct Result {
+  int status;
+  std::string output;
+};
+
+Result netasic_cmd(const std::string& args) {
+  FILE* pipe = popen((std::string(NETASIC_BINARY) + " " + args + " 2>&1").c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int raw = pclose(pipe);
+  return Result{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// N hosts on one switch, 100 Gb/s links of 1 us: every pair of ranks is two hops apart.
+std::string star(int n) {
+  std::string t = std::to_string(n + 1) + " 1 " + std::to_string(n) + "\n" + std::to_string(n) + "\n";
+  for (int h = 0; h < n; ++h) t += std::to_string(h) + " " + std::to_string(n) + " 100Gbps 1000ns 0\n";
+  return test::write_temp("star" + std::to_string(n) + ".txt", t);
+}
+
+struct Outputs {
+  nlohmann::json summary;
+  std::vector<std::map<std::string, std::string>> steps;  // collective_steps.csv
+};
+
+Outputs run(const std::string& name, const std::string& args) {
+  const auto dir = std::filesystem::temp_directory_path() / ("netasic-coll-" + std::to_string(getpid()) + "-" + name);
+  const Result r = netasic_cmd("run " + args + " --quiet --out " + dir.string());
+  EXPECT_EQ(r.status, 0) << r.output;
+  Outputs out;
+  out.summary = nlohmann::json::parse(slurp(dir / "summary.json"));
+  std::stringstream in(slurp(dir / "collective_steps.csv"));
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> head;
+  std::stringstream h(line);
+  for (std::string x; std::getline(h, x, ',');) head.push_back(x);
+  while (std::getline(in, line)) {
+    std::map<std::string, std::string> row;
+    std::stringstream cells(line);
+    std::string x;
+    for (std::size_t i = 0; i < head.size() && std::getline(cells, x, ','); ++i) row[head[i]] = x;
+    out.steps.push_back(row);
+  }
+  std::filesystem::remove_all(dir);
+  return out;
+}
+
+// One step of m bytes between two hosts of the star, as docs/collectives.md writes it out: propagation over
+// two links, the switch's latency, and the sender's uplink carrying the step's data packets (payload, header
+// and per-packet link overhead) and the ACKs of the data it receives in the same step (one per packet).
+double step_ns(double m) {
+  const double mtu = 4096, header = 64, overhead = 20, ack = 64, rate_gbps = 100, prop_ns = 1000, switch_ns = 350;
+  const double packets = std::ceil(m / mtu);
+  const double bytes = m + packets * (header + overhead) + packets * (ack + overhead);
+  return 2 * prop_ns + switch_ns + bytes * 8 / rate_gbps;
+}
+
+TEST(Collectives, RingAllReduceMatchesTheFormula) {
+  const int n = 8;
+  const double s = 8 << 20;
+  const Outputs r = run("ring", "--set topology.type=file --set topology.file=" + star(n) +
+                                " --set workload.type=collective --set workload.size_bytes=8388608");
+  const auto& c = r.summary["collectives"][0];
+  EXPECT_EQ(c["op"], "all_reduce");
+  EXPECT_EQ(c["algorithm"], "ring");
+  EXPECT_TRUE(c["complete"].get<bool>());
+  // 2(N-1) steps of S/N bytes each, one after the other.
+  const double formula = 2 * (n - 1) * step_ns(s / n);
+  EXPECT_NEAR(c["completion_ns"].get<double>() / formula, 1.0, 0.02) << c.dump();
+  // NCCL: algbw = S / t, busbw = algbw * 2(N-1)/N.
+  EXPECT_NEAR(c["algbw_gbps"].get<double>(), s * 8 / c["completion_ns"].get<double>(), 1e-9);
+  EXPECT_NEAR(c["busbw_gbps"].get<double>(), c["algbw_gbps"].get<double>() * 2 * (n - 1) / n, 1e-9);
+  ASSERT_EQ(r.steps.size(), static_cast<std::size_t>(2 * (n - 1) * n));
+}
+
+TEST(Collectives, HalvingDoublingAllReduceMatchesTheFormula) {
+  const int n = 8;
+  const double s = 8 << 20;
+  const Outputs r = run("hd", "--set topology.type=file --set topology.file=" + star(n) +
+                              " --set workload.type=collective --set workload.size_bytes=8388608"
+                              " --set workload.collective.algorithm=halving_doubling");
+  const auto& c = r.summary["collectives"][0];
+  // Reduce-scatter: S/2, S/4, S/8; all-gather: S/8, S/4, S/2; each step a pairwise exchange.
+  double formula = 0;
+  for (int k = 1; k < n; k *= 2) formula += 2 * step_ns(s / (2 * k));
+  EXPECT_NEAR(c["completion_ns"].get<double>() / formula, 1.0, 0.02) << c.dump();
+  ASSERT_EQ(r.steps.size(), static_cast<std::size_t>(6 * n));
+}
+
+// A step starts when its data has arrived: under ring all-reduce rank r's step k starts the moment rank r-1's
+// step k-1 is delivered to it; the second iteration starts gap_us after a rank's last data of the first.
+TEST(Collectives, StepsWaitForTheirDataAndIterationsForTheGap) {
+  const int n = 4;
+  const Outputs r = run("deps", "--set topology.type=file --set topology.file=" + star(n) +
+                                " --set workload.type=collective --set workload.size_bytes=65536"
+                                " --set workload.collective.iterations=2 --set workload.collective.gap_us=5");
+  std::map<std::array<int, 3>, std::pair<double, double>> t;  // (iteration, step, src rank) -> start, finish
+  for (const auto& row : r.steps)
+    t[{std::stoi(row.at("iteration")), std::stoi(row.at("step")), std::stoi(row.at("src_rank"))}] = {
+        std::stod(row.at("start_ns")), std::stod(row.at("finish_ns"))};
+  ASSERT_EQ(t.size(), static_cast<std::size_t>(2 * 2 * (n - 1) * n));
+  const int steps = 2 * (n - 1);
+  for (int it = 0; it < 2; ++it)
+    for (int k = 0; k < steps; ++k)
+      for (int rank = 0; rank < n; ++rank) {
+        const double start = t[{it, k, rank}].first;
+        const int prev = (rank + n - 1) % n;
+        if (k > 0) {
+          EXPECT_EQ(start, (t[{it, k - 1, prev}].second)) << it << " " << k << " " << rank;
+        } else if (it > 0) {
+          EXPECT_NEAR(start, (t[{it - 1, steps - 1, prev}].second + 5000), 1e-3) << it << " " << k << " " << rank;
+        } else {
+          EXPECT_EQ(start, 0);
+        }
+      }
+  const auto& c = r.summary["collectives"][0];
+  EXPECT_EQ(c["iteration_ns"].size(), 2u);
+  EXPECT_EQ(c["iterations"], 2);
+}
+
+TEST(Collectives, EveryOperationCompletes) {
+  for (const std::string op : {"all_gather", "reduce_scatter", "all_to_all", "broadcast"}) {
+    for (const std::string alg : {"ring", "halving_doubling"}) {
+      if (op == "all_to_all" && alg == "halving_doubling") continue;
+      const Outputs r = run(op + alg, "--set topology.fat_tree.k=4 --set workload.type=collective --set "
+                                  "workload.size_bytes=262144 --set workload.collective.first_hosts=8 "
+                                  "--set workload.collective.op=" + op + " --set workload.collective.algorithm=" + alg);
+      const auto& c = r.summary["collectives"][0];
+      EXPECT_TRUE(c["complete"].get<bool>()) << op << " " << alg;
+      EXPECT_EQ(c["hosts"], 8);
+      EXPECT_GT(c["busbw_gbps"].get<double>(), 0) << op << " " << alg;
+      EXPECT_EQ(r.summary["flows"]["completed"], r.steps.size()) << op << " " << alg;
+    }
+  }
+}
+
+TEST(Collectives, BadInputIsExit2WithTheKey) {
+  struct Case {
+    std::string args, message;
+  } cases[] = {
+      {"--set workload.collective.algorithm=halving_doubling --set workload.collective.first_hosts=6",
+       "needs a power-of-two number of hosts; 6 take part"},
+      {"--set workload.collective.op=all_to_all --set workload.collective.algorithm=halving_doubling",
+       "all_to_all runs with ring"},
+      {"--set workload.collective.hosts=1,2,1", "host 1 is listed twice"},
+      {"--set workload.collective.hosts=1,200", "workload.collective.hosts: 200 is not a host id (0..127)"},
+      {"--set workload.collective.first_hosts=1", "at least 2 hosts"},
+      {"--set workload.collective.first_hosts=4 --set workload.collective.hosts=0,1", "both choose the hosts"},
+      {"--set workload.collective.first_hosts=4 --set workload.size_bytes=3", "at least one byte per host"},
+  };
+  for (const Case& c : cases) {
+    const Result r = netasic_cmd("run --set workload.type=collective " + c.args + " --quiet --out /tmp/netasic-coll-bad");
+    EXPECT_EQ(r.status, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << r.output;
+  }
+}
+
+}  // namespace
+}  // namespace netasic
