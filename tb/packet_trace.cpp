@@ -35,7 +35,8 @@ std::vector<char> selection(const Scenario& s, const std::string& key, std::uint
 }
 
 std::string node_name(const Topology& t, std::uint32_t n) {
-  return t.is_switch(n) ? fmt::format("sw{}", t.switch_index[n]) : fmt::format("host{}", t.host_index[n]);
+  return t.is_switch(n) ? fmt::format("sw{}", t.switch_index[n])
+                        : fmt::format("host{}", t.owner(static_cast<std::uint32_t>(t.host_index[n])));
 }
 
 // Microseconds with picosecond resolution, as the trace-event format's `ts` and `dur` are in us.

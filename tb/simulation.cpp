@@ -381,14 +381,16 @@ void Simulation::write_flows_csv(std::ostream& out) const {
   for (const Flow& f : flows_.flows()) {
     if (f.done()) {
       const Ps fct = f.finish - f.start;
-      out << fmt::format("{},{},{},{},{:.3f},{:.3f},{:.3f},{:.6f},{},{},{},{},{:.3f}\n", f.id, f.src, f.dst, f.size_bytes,
+      out << fmt::format("{},{},{},{},{:.3f},{:.3f},{:.3f},{:.6f},{},{},{},{},{:.3f}\n", f.id, topology_.owner(f.src),
+                         topology_.owner(f.dst), f.size_bytes,
                          ps_to_ns(f.start), ps_to_ns(f.finish), ps_to_ns(fct),
                          static_cast<double>(fct) / static_cast<double>(ideal_fct(f)), f.ooo_packets, f.path_changes,
                          f.flowcuts, f.drains, ps_to_ns(f.drain_ps));
     } else {
       // A flow still waiting for others has no start yet.
       const std::string start = f.start == kNever ? "" : fmt::format("{:.3f}", ps_to_ns(f.start));
-      out << fmt::format("{},{},{},{},{},,,,{},{},{},{},{:.3f}\n", f.id, f.src, f.dst, f.size_bytes, start,
+      out << fmt::format("{},{},{},{},{},,,,{},{},{},{},{:.3f}\n", f.id, topology_.owner(f.src), topology_.owner(f.dst),
+                         f.size_bytes, start,
                          f.ooo_packets, f.path_changes, f.flowcuts, f.drains, ps_to_ns(f.drain_ps));
     }
   }
@@ -408,8 +410,8 @@ void Simulation::write_fct_txt(std::ostream& out) const {
   // Integer nanoseconds, as HPCC prints its ns-3 time steps: sip dip sport dport size start fct standalone_fct.
   auto ns = [](Ps ps) { return static_cast<unsigned long long>((ps + 500) / 1000); };
   for (const Flow* f : done)
-    out << fmt::format("{:08x} {:08x} {} {} {} {} {} {}\n", hpcc_address(topology_.host_node[f->src]),
-                       hpcc_address(topology_.host_node[f->dst]), f->key.src_port, f->key.dst_port, f->size_bytes,
+    out << fmt::format("{:08x} {:08x} {} {} {} {} {} {}\n", hpcc_address(topology_.host_node[topology_.owner(f->src)]),
+                       hpcc_address(topology_.host_node[topology_.owner(f->dst)]), f->key.src_port, f->key.dst_port, f->size_bytes,
                        ns(f->start), ns(f->finish - f->start), ns(ideal_fct(*f)));
 }
 
@@ -424,7 +426,9 @@ void Simulation::write_ports_csv(std::ostream& out) const {
       const std::uint32_t peer = r.forward ? t.links[r.link].b : t.links[r.link].a;
       const double u = end_time_ ? static_cast<double>(l.busy_time()) / static_cast<double>(end_time_) : 0.0;
       out << fmt::format("{},{},{}{},{},{:.6f},{}\n", sw, p, t.is_switch(peer) ? "sw" : "host",
-                         t.is_switch(peer) ? t.switch_index[peer] : t.host_index[peer], l.rate_gbps(), u,
+                         t.is_switch(peer) ? t.switch_index[peer]
+                                           : static_cast<std::int32_t>(t.owner(static_cast<std::uint32_t>(t.host_index[peer]))),
+                         l.rate_gbps(), u,
                          switches_[sw]->max_backlog(p));
     }
   }
@@ -441,7 +445,7 @@ void Simulation::write_outputs(const OutputDir& out) const {
   if (series_) out.write("timeseries.csv", [this](std::ostream& f) { series_->write_csv(f); });
   if (!workload_.collectives.empty())
     out.write("collective_steps.csv",
-              [this](std::ostream& f) { write_collective_steps(f, workload_.collectives, flows_); });
+              [this](std::ostream& f) { write_collective_steps(f, workload_.collectives, flows_, topology_); });
   if (trace_) {
     out.write("trace.json", [this](std::ostream& f) { trace_->write_json(f); });
     out.write("packets.pcap", [this](std::ostream& f) { trace_->write_pcap(f); });

@@ -303,13 +303,38 @@ Topology from_file(const Scenario& s) {
     }
   }
   std::vector<std::uint32_t> degree(t.nodes, 0);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> extra_ports;  // (link index, file host node)
   for (const auto& l : f.links) {
     t.links.push_back(TopoLink{l.a, l.b, l.rate_gbps, l.delay_ns, l.error_rate, 1.0, false});
     if (++degree[l.a] > kMaxSwitchRadix || ++degree[l.b] > kMaxSwitchRadix)
       throw InputError(fmt::format("{}:{}: a switch with more than {} links; the switch model accepts at most {} ports",
                                    f.name, l.line, kMaxSwitchRadix, kMaxSwitchRadix));
+    for (const std::uint32_t end : {l.a, l.b})
+      if (t.switch_index[end] < 0 && degree[end] > 1) extra_ports.emplace_back(t.links.size() - 1, end);
   }
-  t.description = fmt::format("{}: {} hosts, {} switches, {} links", path, t.hosts(), t.switches(), t.links.size());
+  if (!extra_ports.empty()) {  // multi-homed hosts: a NIC port (a host node of its own) per further link
+    const std::uint32_t file_hosts = t.hosts();
+    t.port_owner.resize(file_hosts);
+    t.ports_of.resize(file_hosts);
+    for (std::uint32_t h = 0; h < file_hosts; ++h) {
+      t.port_owner[h] = h;
+      t.ports_of[h].push_back(h);
+    }
+    for (const auto& [link, host_node] : extra_ports) {
+      const std::uint32_t node = t.nodes++;
+      const auto owner = static_cast<std::uint32_t>(t.host_index[host_node]);
+      t.switch_index.push_back(-1);
+      t.host_index.push_back(static_cast<std::int32_t>(t.host_node.size()));
+      t.ports_of[owner].push_back(t.hosts());
+      t.port_owner.push_back(owner);
+      t.host_node.push_back(node);
+      TopoLink& tl = t.links[link];
+      (tl.a == host_node ? tl.a : tl.b) = node;
+    }
+  }
+  t.description = fmt::format("{}: {} hosts, {} switches, {} links", path, t.user_hosts(), t.switches(), t.links.size());
+  if (!extra_ports.empty())
+    t.description += fmt::format(" ({} more host ports: multi-homed hosts)", extra_ports.size());
   return t;
 }
 

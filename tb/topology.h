@@ -31,8 +31,17 @@ struct Topology {
   std::vector<std::uint32_t> switch_node;  // per switch: node id
   std::vector<TopoLink> links;
   std::vector<std::uint32_t> group_of;  // dragonfly: group per switch index (empty otherwise)
+  // Multi-homed hosts (a file's host with several links): each link is a port with a NIC of its own, so the
+  // model's hosts are NIC ports. A host keeps its index for its first link; each further link is a port
+  // appended after the file's hosts. port_owner[i]: the file host that NIC i belongs to; ports_of[h]: host h's
+  // NICs, first link first. Both empty when every host has one link.
+  std::vector<std::uint32_t> port_owner;
+  std::vector<std::vector<std::uint32_t>> ports_of;
 
-  std::uint32_t hosts() const { return static_cast<std::uint32_t>(host_node.size()); }
+  std::uint32_t hosts() const { return static_cast<std::uint32_t>(host_node.size()); }  // NICs
+  // The hosts a workload addresses (a multi-homed host once), and the host a NIC belongs to.
+  std::uint32_t user_hosts() const { return ports_of.empty() ? hosts() : static_cast<std::uint32_t>(ports_of.size()); }
+  std::uint32_t owner(std::uint32_t nic) const { return port_owner.empty() ? nic : port_owner[nic]; }
   std::uint32_t switches() const { return static_cast<std::uint32_t>(switch_node.size()); }
   bool is_switch(std::uint32_t node) const { return switch_index[node] >= 0; }
 };

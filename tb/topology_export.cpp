@@ -12,8 +12,14 @@
 namespace netasic {
 
 namespace {
+// A multi-homed host's further ports are nodes of the model's own; they are written as the host they belong to.
 std::string node_name(const Topology& t, std::uint32_t n) {
-  return t.is_switch(n) ? fmt::format("s{}", t.switch_index[n]) : fmt::format("h{}", t.host_index[n]);
+  return t.is_switch(n) ? fmt::format("s{}", t.switch_index[n])
+                        : fmt::format("h{}", t.owner(static_cast<std::uint32_t>(t.host_index[n])));
+}
+bool port_node(const Topology& t, std::uint32_t n) {
+  return !t.is_switch(n) && t.owner(static_cast<std::uint32_t>(t.host_index[n])) !=
+                                static_cast<std::uint32_t>(t.host_index[n]);
 }
 
 std::string escaped(const std::string& s) {
@@ -41,8 +47,9 @@ void write_graphml(const Topology& t, std::ostream& out) {
          "  <key id=\"degraded\" for=\"edge\" attr.name=\"degraded\" attr.type=\"boolean\"/>\n";
   out << fmt::format("  <graph id=\"G\" edgedefault=\"undirected\">\n    <desc>{}</desc>\n", escaped(t.description));
   for (std::uint32_t n = 0; n < t.nodes; ++n)
-    out << fmt::format("    <node id=\"{}\"><data key=\"type\">{}</data></node>\n", node_name(t, n),
-                       t.is_switch(n) ? "switch" : "host");
+    if (!port_node(t, n))
+      out << fmt::format("    <node id=\"{}\"><data key=\"type\">{}</data></node>\n", node_name(t, n),
+                         t.is_switch(n) ? "switch" : "host");
   for (const TopoLink& l : t.links)
     out << fmt::format(
         "    <edge source=\"{}\" target=\"{}\"><data key=\"rate_gbps\">{}</data><data key=\"delay_ns\">{}</data>"
@@ -80,7 +87,8 @@ int export_topology_command(const std::string& scenario_path, const std::vector<
     std::remove(tmp.c_str());
     return 1;
   }
-  std::cerr << fmt::format("export-topology: {} ({} nodes, {} links) -> {}\n", t.description, t.nodes, t.links.size(),
+  std::cerr << fmt::format("export-topology: {} ({} nodes, {} links) -> {}\n", t.description,
+                           t.nodes - (t.hosts() - t.user_hosts()), t.links.size(),
                            out_path);
   return 0;
 }

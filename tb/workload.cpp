@@ -250,10 +250,12 @@ void from_flow_file(Gen& g) {
 
 }  // namespace
 
-Workload build_workload(const Scenario& s, const Topology& t) {
+namespace {
+
+Workload build_host_workload(const Scenario& s, const Topology& t) {
   Rng rng(static_cast<std::uint64_t>(s.integer("sim.seed")), 0x574B4C44);
   Workload w;
-  Gen g{s, t, t.hosts(), static_cast<std::uint64_t>(s.integer("workload.size_bytes")),
+  Gen g{s, t, t.user_hosts(), static_cast<std::uint64_t>(s.integer("workload.size_bytes")),
         static_cast<std::uint8_t>(s.integer("workload.traffic_class")), rng, w};
   const WorkloadType type = s.choice<WorkloadType>("workload.type");
   if (type != WorkloadType::random && type != WorkloadType::file)  // the generators that take workload.size_bytes
@@ -274,6 +276,35 @@ Workload build_workload(const Scenario& s, const Topology& t) {
   if (w.flows.empty() && type != WorkloadType::file)
     throw InputError(fmt::format("workload {} generates no flows", s.string("workload.type")));
   std::stable_sort(w.flows.begin(), w.flows.end(), [](const FlowSpec& a, const FlowSpec& b) { return a.start < b.start; });
+  return w;
+}
+
+// Multi-homed hosts: a flow leaves by the port, and arrives by the port, that a hash of its id and its two
+// hosts picks (ECMP over a host's links, per flow).
+void place_on_ports(const Topology& t, Workload& w) {
+  if (t.ports_of.empty()) return;
+  auto pick = [&](std::uint32_t host, std::uint64_t salt) {
+    const auto& ports = t.ports_of[host];
+    if (ports.size() == 1) return ports[0];
+    std::uint64_t x = salt + 0x9e3779b97f4a7c15ULL;  // splitmix64
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return ports[x % ports.size()];
+  };
+  for (std::size_t i = 0; i < w.flows.size(); ++i) {
+    FlowSpec& f = w.flows[i];
+    const std::uint64_t key = (std::uint64_t{f.src} << 40) ^ (std::uint64_t{f.dst} << 20) ^ i;
+    f.src = pick(f.src, key);
+    f.dst = pick(f.dst, key ^ 0x5a5a5a5a5a5aULL);
+  }
+}
+
+}  // namespace
+
+Workload build_workload(const Scenario& s, const Topology& t) {
+  Workload w = build_host_workload(s, t);
+  place_on_ports(t, w);
   return w;
 }
 

@@ -93,21 +93,21 @@ std::vector<std::uint32_t> participants(const Scenario& s, const Topology& t) {
     throw InputError(fmt::format("workload.collective.hosts ({}) and workload.collective.first_hosts ({}) both "
                                  "choose the hosts; set one",
                                  s.origin("workload.collective.hosts"), s.origin("workload.collective.first_hosts")));
-  if (first > t.hosts())
-    throw InputError(fmt::format("workload.collective.first_hosts = {}: the topology has {} hosts", first, t.hosts()));
+  if (first > t.user_hosts())
+    throw InputError(fmt::format("workload.collective.first_hosts = {}: the topology has {} hosts", first, t.user_hosts()));
   if (!list.empty()) {
-    std::vector<char> seen(t.hosts(), 0);
+    std::vector<char> seen(t.user_hosts(), 0);
     for (const std::string& item : list) {
       if (!is_plain_decimal(item, false) || item[0] == '-' || item[0] == '+' || item.size() > 10 ||
-          std::stoull(item) >= t.hosts())
+          std::stoull(item) >= t.user_hosts())
         throw InputError(fmt::format("workload.collective.hosts: {} is not a host id (0..{}) (set by {})", item,
-                                     t.hosts() - 1, s.origin("workload.collective.hosts")));
+                                     t.user_hosts() - 1, s.origin("workload.collective.hosts")));
       const auto h = static_cast<std::uint32_t>(std::stoull(item));
       if (seen[h]++) throw InputError(fmt::format("workload.collective.hosts: host {} is listed twice", h));
       hosts.push_back(h);
     }
   } else {
-    for (std::uint32_t h = 0; h < (first ? first : t.hosts()); ++h) hosts.push_back(h);
+    for (std::uint32_t h = 0; h < (first ? first : t.user_hosts()); ++h) hosts.push_back(h);
   }
   if (hosts.size() < 2) throw InputError("workload.collective: a collective needs at least 2 hosts");
   return hosts;
@@ -236,7 +236,8 @@ nlohmann::json collective_summary(const std::vector<Collective>& collectives, co
   return list;
 }
 
-void write_collective_steps(std::ostream& out, const std::vector<Collective>& collectives, const FlowTable& flows) {
+void write_collective_steps(std::ostream& out, const std::vector<Collective>& collectives, const FlowTable& flows,
+                            const Topology& t) {
   out << "collective,iteration,step,src_rank,dst_rank,flow,src_host,dst_host,bytes,start_ns,finish_ns\n";
   for (std::size_t ci = 0; ci < collectives.size(); ++ci) {
     const Collective& c = collectives[ci];
@@ -245,7 +246,7 @@ void write_collective_steps(std::ostream& out, const std::vector<Collective>& co
       const auto& st = c.steps[i];
       const std::string start = f.start == kNever ? "" : fmt::format("{:.3f}", ps_to_ns(f.start));
       const std::string finish = f.done() ? fmt::format("{:.3f}", ps_to_ns(f.finish)) : "";
-      out << fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", ci, st[0], st[1], st[2], st[3], f.id, f.src, f.dst,
+      out << fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", ci, st[0], st[1], st[2], st[3], f.id, t.owner(f.src), t.owner(f.dst),
                          f.size_bytes, start, finish);
     }
   }

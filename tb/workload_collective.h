@@ -43,6 +43,7 @@ void build_collective(const Scenario& s, const Topology& t, Workload& w);
 // summary.json `collectives`: per collective its completion time and NCCL's algorithm and bus bandwidth.
 nlohmann::json collective_summary(const std::vector<Collective>& collectives, const FlowTable& flows);
 // collective_steps.csv: one line per flow of each collective.
-void write_collective_steps(std::ostream& out, const std::vector<Collective>& collectives, const FlowTable& flows);
+void write_collective_steps(std::ostream& out, const std::vector<Collective>& collectives, const FlowTable& flows,
+                            const Topology& t);
 
 }  // namespace netasic

@@ -9,8 +9,8 @@
 namespace netasic {
 
 std::vector<std::uint32_t> host_groups(const Topology& t) {
-  std::vector<std::uint32_t> group(t.hosts());
-  for (std::uint32_t h = 0; h < t.hosts(); ++h) group[h] = h;
+  std::vector<std::uint32_t> group(t.user_hosts());
+  for (std::uint32_t h = 0; h < t.user_hosts(); ++h) group[h] = h;
   if (t.group_of.empty()) return group;
   for (const auto& l : t.links) {
     for (auto [host, sw] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}}) {
@@ -51,7 +51,7 @@ bool build_pattern_workload(const Scenario& s, const Topology& t, Rng& rng, Work
     throw InputError(fmt::format("workload.pattern = {}: needs topology.type dragonfly (groups); unf works on any "
                                  "topology", s.string("workload.pattern")));
   if (m.size() < 2) throw InputError("workload.pattern: the topology has fewer than two groups");
-  const std::uint32_t hosts = t.hosts();
+  const std::uint32_t hosts = t.user_hosts();
   const char* name = pattern == WorkloadPattern::unf ? "unf" : pattern == WorkloadPattern::adv1 ? "adv1" : "adv2";
   // ADV1: all traffic from one random group to another; ADV2: from every other group into one.
   const auto g1 = static_cast<std::uint32_t>(rng.below(m.size()));

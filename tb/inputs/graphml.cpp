@@ -149,7 +149,7 @@ TopologyFileLink read_edge(const xml::Element& e, const Keys& keys, const std::s
   return link;
 }
 
-// Every host has exactly one link, to a switch (the model's NIC has one port).
+// Every host has at least one link, each to a switch (a host with several is multi-homed: a NIC port per link).
 void check_hosts(const std::string& file, const TopologyFile& topo, const std::vector<char>& is_switch,
                  const std::vector<std::string>& names, int graph_line) {
   std::vector<int> host_line(topo.node_count, 0);
@@ -157,17 +157,12 @@ void check_hosts(const std::string& file, const TopologyFile& topo, const std::v
     if (!is_switch[l.a] && !is_switch[l.b])
       fail(file, l.line, "edge joins two hosts, {} and {}; a host links to a switch", quoted(names[l.a]),
            quoted(names[l.b]));
-    for (const std::uint32_t end : {l.a, l.b}) {
-      if (is_switch[end]) continue;
-      if (host_line[end] != 0)
-        fail(file, l.line, "host {} already has a link (line {}); a host has exactly one link", quoted(names[end]),
-             host_line[end]);
-      host_line[end] = l.line;
-    }
+    for (const std::uint32_t end : {l.a, l.b})  // a host may have several links (multi-homed)
+      if (!is_switch[end] && host_line[end] == 0) host_line[end] = l.line;
   }
   for (std::uint32_t n = 0; n < topo.node_count; ++n)
     if (!is_switch[n] && host_line[n] == 0)
-      fail(file, graph_line, "host {} has no edge; every host needs exactly one link, to a switch", quoted(names[n]));
+      fail(file, graph_line, "host {} has no edge; every host needs at least one link, to a switch", quoted(names[n]));
   if (topo.switch_ids.empty()) fail(file, graph_line, "the graph has no switch (a node of type switch)");
   if (topo.links.empty()) fail(file, graph_line, "the graph has no edge");
 }

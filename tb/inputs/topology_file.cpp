@@ -126,7 +126,7 @@ TopologyFileLink parse_link_line(const std::string& name, const DataLine& dl, st
   return link;
 }
 
-// Every host (a node not in the switch list) needs exactly one link.
+// Every host (a node not in the switch list) needs a link, to a switch.
 void check_every_host_linked(const std::string& name, const std::vector<char>& is_switch,
                              const std::vector<int>& host_link_line, int hl, int sl) {
   const auto nodes = static_cast<std::uint32_t>(is_switch.size());
@@ -145,7 +145,7 @@ void check_every_host_linked(const std::string& name, const std::vector<char>& i
     }
     fail(name, hl,
          "node {} is a host (not in the switch list on line {}) but no link line names it{}; every host "
-         "needs exactly one link, to a switch",
+         "needs at least one link, to a switch",
          unlinked[0], sl, others);
   }
 }
@@ -212,15 +212,8 @@ TopologyFile parse_topology_file_text(std::string_view text, const std::string& 
       break;
     }
     const TopologyFileLink link = parse_link_line(name, dl, nodes, is_switch, sl);
-    for (const std::uint32_t end : {link.a, link.b}) {
-      if (is_switch[end]) continue;
-      if (host_link_line[end] != 0)
-        fail(name, ln,
-             "host {} already has a link (line {}); a host (a node not in the switch list on line {}) "
-             "must have exactly one link",
-             end, host_link_line[end], sl);
-      host_link_line[end] = ln;
-    }
+    for (const std::uint32_t end : {link.a, link.b})  // a host may have several links (multi-homed)
+      if (!is_switch[end] && host_link_line[end] == 0) host_link_line[end] = ln;
     topo.links.push_back(link);
   }
   if (topo.links.size() < link_count)

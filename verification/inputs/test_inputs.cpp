@@ -271,11 +271,11 @@ const ErrorCase kTopologyErrors[] = {
     {"ErrorRateNotNumber", with_line(kTopo, 3, "0 4 100Gbps 1000ns none"), 3,
      "error_rate must be a number, got 'none'"},
     {"ErrorRateNaN", with_line(kTopo, 3, "0 4 100Gbps 1000ns nan"), 3, "error_rate must be a finite number, got 'nan'"},
-    {"HostWithTwoLinks", with_line(kTopo, 4, "0 5 100Gbps 1000ns 0"), 4,
-     "host 0 already has a link (line 3); a host (a node not in the switch list on line 2) must have exactly one "
+    {"HostsLinkMovedAway", with_line(kTopo, 4, "0 5 100Gbps 1000ns 0"), 1,
+     "node 1 is a host (not in the switch list on line 2) but no link line names it; every host needs at least one "
      "link"},
     {"HostWithoutLink", with_line(kTopo, 1, "7 2 6"), 1,
-     "node 6 is a host (not in the switch list on line 2) but no link line names it; every host needs exactly one "
+     "node 6 is a host (not in the switch list on line 2) but no link line names it; every host needs at least one "
      "link"},
     {"TwoHostsWithoutLink", with_line(kTopo, 1, "8 2 6"), 1, "but no link line names it (nor does host 7)"},
     {"SeveralHostsWithoutLink", with_line(kTopo, 1, "9 2 6"), 1,

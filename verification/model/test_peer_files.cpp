@@ -183,5 +183,49 @@ TEST(PeerFiles, A256PortSwitchArbitratesLikeA10PortOne) {
   std::filesystem::remove_all(dir);
 }
 
+// Multi-homed hosts (HPCC's ali_32host_10rack.txt shape): hosts 0-2 link to both leaf switches 4 and 5, host
+// 3 to the spine 6 only. Each flow leaves and arrives by the port a hash of the flow picks, so both links of
+// every dual-homed host carry data (more than the ACK trickle of a link no flow chose), results name the
+// file's hosts only, and fct.txt gives each flow its host's HPCC address.
+TEST(PeerFiles, MultiHomedHostsUseEveryLink) {
+  const std::string topo = test::write_temp("multihomed.txt",
+                                            "7 3 9\n4 5 6\n0 4 100Gbps 1000ns 0\n0 5 100Gbps 1000ns 0\n"
+                                            "1 4 100Gbps 1000ns 0\n1 5 100Gbps 1000ns 0\n2 4 100Gbps 1000ns 0\n"
+                                            "2 5 100Gbps 1000ns 0\n3 6 100Gbps 1000ns 0\n4 6 400Gbps 1000ns 0\n"
+                                            "5 6 400Gbps 1000ns 0\n");
+  const auto dir = std::filesystem::temp_directory_path() / ("netasic-multihomed-" + std::to_string(getpid()));
+  const Result r = netasic_cmd("run --set topology.type=file --set topology.file=" + topo +
+                               " --set workload.type=uniform --set workload.load=0.3 --set workload.duration_us=400"
+                               " --set workload.size_bytes=65536 --quiet --out " + dir.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("4 hosts, 3 switches, 9 links (3 more host ports: multi-homed hosts)"), std::string::npos)
+      << r.output;
+  int host_ports = 0;
+  for (const std::string& line : lines_of(dir / "ports.csv")) {
+    std::vector<std::string> c;
+    std::stringstream in(line);
+    for (std::string x; std::getline(in, x, ',');) c.push_back(x);
+    if (c[0] == "switch" || c[0] == "2" || c[2].rfind("sw", 0) == 0) continue;  // the header, the spine, uplinks
+    EXPECT_GT(std::stod(c[4]), 0.05) << "a link of a dual-homed host that no flow used: " << line;
+    ++host_ports;
+  }
+  EXPECT_EQ(host_ports, 6);
+  const std::vector<std::string> flows = lines_of(dir / "flows.csv");
+  ASSERT_GT(flows.size(), 50u);
+  for (std::size_t i = 1; i < flows.size(); ++i) {
+    std::vector<std::string> c;
+    std::stringstream in(flows[i]);
+    for (std::string x; std::getline(in, x, ',');) c.push_back(x);
+    EXPECT_LT(std::stoi(c[1]), 4) << flows[i];
+    EXPECT_LT(std::stoi(c[2]), 4) << flows[i];
+    EXPECT_FALSE(c[5].empty()) << "every flow completes: " << flows[i];
+  }
+  for (const std::string& line : lines_of(dir / "fct.txt"))
+    EXPECT_TRUE(line.rfind("0b000001 ", 0) == 0 || line.rfind("0b000101 ", 0) == 0 || line.rfind("0b000201 ", 0) == 0 ||
+                line.rfind("0b000301 ", 0) == 0)
+        << line;
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace netasic

@@ -162,7 +162,7 @@ def topology_cases(c):
         ("error-rate-negative", with_line(TOPO_OK, 3, "0 4 100Gbps 1000ns -0.1"), ["topo.txt:3", "error_rate"]),
         ("error-rate-word", with_line(TOPO_OK, 3, "0 4 100Gbps 1000ns lots"), ["topo.txt:3", "error_rate"]),
         ("host-to-host", with_line(TOPO_OK, 3, "0 1 100Gbps 1000ns 0"), ["topo.txt:3", "two hosts"]),
-        ("host-two-links", with_line(TOPO_OK, 4, "0 5 100Gbps 1000ns 0"), ["topo.txt:4", "already has a link"]),
+        ("host-link-moved-away", with_line(TOPO_OK, 4, "0 5 100Gbps 1000ns 0"), ["topo.txt:1", "node 1 is a host"]),
         ("binary", "\x00\x01\x02garbage\n", ["topo.txt:1"]),
     ]
     for name, text, expect in cases:
