@@ -4,6 +4,7 @@
 #include "tb/choices.h"
 #include "tb/scenario.h"
 #include "tb/workload_collective.h"
+#include "tb/workload_jobs.h"
 #include "tb/workload_telemetry.h"
 #include "tlm/blocks/flowcut_table.h"
 #include "tlm/blocks/reorder_buffer.h"
@@ -326,13 +327,13 @@ std::vector<KeyDef> workload_keys() {
         {{"permutation", WorkloadType::permutation}, {"all_to_all", WorkloadType::all_to_all},
          {"random", WorkloadType::random}, {"uniform", WorkloadType::uniform},
          {"bit_reversal", WorkloadType::bit_reversal}, {"incast", WorkloadType::incast}, {"file", WorkloadType::file},
-         {"collective", WorkloadType::collective}},
+         {"collective", WorkloadType::collective}, {"jobs", WorkloadType::jobs}},
         "permutation: each host sends workload.size_bytes to one partner and receives from one; all_to_all; "
         "random: Poisson arrivals to random partners, sizes from workload.cdf at workload.load; uniform and "
         "bit_reversal: Poisson arrivals of workload.size_bytes messages at workload.load, to a random host or to "
         "the host whose index is the bit-reversed source index; incast: workload.incast.senders hosts to one; "
         "file: HPCC ns-3 flow file; collective: a collective operation (workload.collective.*) whose steps wait "
-        "for the data they depend on."),
+        "for the data they depend on; jobs: several collectives on their own hosts, from workload.jobs_file."),
       I("workload.size_bytes", "bytes", "1048576", 1, 1e12,
         "Flow size for permutation, all_to_all and incast; a collective's message size S (NCCL's definition)."),
       C<CollectiveOp>("workload.collective.op", "all_reduce",
@@ -348,6 +349,11 @@ std::vector<KeyDef> workload_keys() {
         "workload.collective.first_hosts)."),
       I("workload.collective.first_hosts", "", "0", 0, 1e7, "Collective: the first N hosts take part; 0: all."),
       I("workload.collective.iterations", "", "1", 1, 1e6, "Collective: how many times it runs, back to back."),
+      S("workload.jobs_file", "", "Jobs: a YAML file listing the jobs (docs/collectives.md, \"Several jobs\")."),
+      C<JobPlacement>("workload.placement", "packed",
+        {{"packed", JobPlacement::packed}, {"spread", JobPlacement::spread}, {"random", JobPlacement::random}},
+        "Jobs: where a job given a host count goes, unless it says: packed (the lowest free hosts), spread (one "
+        "free host per rack in turn) or random (drawn from sim.seed)."),
       N("workload.collective.gap_us", "us", "0", 0, 1e9,
         "Collective: compute time between iterations (a rank starts the next one this long after its last "
         "data of the previous one arrived)."),

@@ -36,7 +36,9 @@ TimeSeries::TimeSeries(const Scenario& s, Simulation& sim)
       const std::uint16_t port = next_port[from]++;
       if (!t.is_switch(from) || !chosen[t.switch_index[from]]) continue;
       const auto sw = static_cast<std::uint32_t>(t.switch_index[from]);
-      const std::string peer = t.is_switch(to) ? fmt::format("sw{}", t.switch_index[to]) : fmt::format("host{}", t.owner(static_cast<std::uint32_t>(t.host_index[to])));
+      const std::string peer = t.is_switch(to)
+                                   ? fmt::format("sw{}", t.switch_index[to])
+                                   : fmt::format("host{}", t.owner(static_cast<std::uint32_t>(t.host_index[to])));
       ports_.push_back(Port{fmt::format("sw{}p{}", sw, port), sw, port, peer, sim.switches()[sw].get(),
                             sim.links()[2 * i + dir].get()});
     }

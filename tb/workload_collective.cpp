@@ -109,7 +109,6 @@ std::vector<std::uint32_t> participants(const Scenario& s, const Topology& t) {
   } else {
     for (std::uint32_t h = 0; h < (first ? first : t.user_hosts()); ++h) hosts.push_back(h);
   }
-  if (hosts.size() < 2) throw InputError("workload.collective: a collective needs at least 2 hosts");
   return hosts;
 }
 
@@ -123,29 +122,31 @@ void build_collective(const Scenario& s, const Topology& t, Workload& w) {
   c.bytes = static_cast<std::uint64_t>(s.integer("workload.size_bytes"));
   c.iterations = static_cast<std::uint32_t>(s.integer("workload.collective.iterations"));
   c.gap = static_cast<Ps>(s.number("workload.collective.gap_us") * kPsPerUs + 0.5);
+  add_collective(std::move(c), "workload.collective", static_cast<std::uint8_t>(s.integer("workload.traffic_class")), w);
+}
+
+void add_collective(Collective c, const std::string& what, std::uint8_t tclass, Workload& w) {
   const auto n = static_cast<std::uint32_t>(c.hosts.size());
+  if (n < 2) throw InputError(fmt::format("{}: a collective needs at least 2 hosts", what));
   if (c.bytes < n)
-    throw InputError(fmt::format("workload.size_bytes = {}: a collective on {} hosts needs at least one byte per "
-                                 "host",
+    throw InputError(fmt::format("{}: {} bytes on {} hosts; a collective needs at least one byte per host", what,
                                  c.bytes, n));
   Steps steps;
   if (c.algorithm == CollectiveAlgorithm::ring) {
     steps = ring(c.op, n, c.bytes);
   } else {
     if (n & (n - 1))
-      throw InputError(fmt::format("workload.collective.algorithm = halving_doubling needs a power-of-two number of "
-                                   "hosts; {} take part",
-                                   n));
+      throw InputError(fmt::format("{}: halving_doubling needs a power-of-two number of hosts; {} take part", what, n));
     if (c.op == CollectiveOp::all_to_all)
-      throw InputError("workload.collective.algorithm = halving_doubling: all_to_all runs with ring (a shift per "
-                       "step); halving_doubling is for all_reduce, reduce_scatter, all_gather and broadcast");
+      throw InputError(fmt::format("{}: all_to_all runs with ring (a shift per step); halving_doubling is for "
+                                   "all_reduce, reduce_scatter, all_gather and broadcast",
+                                   what));
     steps = halving_doubling(c.op, n, c.bytes);
   }
   // Dependencies: a rank's send waits for what it received at its latest earlier step with receives (the
   // data it forwards or reduces), or, a rank that never receives (a broadcast's root), for its own sends of
   // its latest earlier step with sends. Across iterations the same rule holds, plus the compute gap.
   c.first_flow = static_cast<std::uint32_t>(w.flows.size());
-  const std::uint8_t tclass = static_cast<std::uint8_t>(s.integer("workload.traffic_class"));
   std::vector<std::vector<std::uint32_t>> last_recv(n), last_send(n);
   std::vector<std::uint32_t> iteration_of;  // per flow of this collective
   w.gap.resize(w.flows.size(), 0);
@@ -160,7 +161,8 @@ void build_collective(const Scenario& s, const Topology& t, Workload& w) {
           w.deps.emplace_back(b, id);
           if (iteration_of[b - c.first_flow] != it) gap = c.gap;
         }
-        w.flows.push_back(FlowSpec{c.hosts[x.src], c.hosts[x.dst], x.bytes, 0, tclass, 4791});
+        // The first step's flows start with the collective; the others when released.
+        w.flows.push_back(FlowSpec{c.hosts[x.src], c.hosts[x.dst], x.bytes, c.start, tclass, 4791});
         w.gap.push_back(gap);
         iteration_of.push_back(it);
         c.steps.push_back({it, k, x.src, x.dst});
@@ -173,9 +175,10 @@ void build_collective(const Scenario& s, const Topology& t, Workload& w) {
       }
     }
   }
-  w.description = fmt::format("collective {} ({}) of {} B on {} hosts, {} iteration{}: {} steps, {} flows",
-                              to_string(c.op), to_string(c.algorithm), c.bytes, n, c.iterations,
-                              c.iterations == 1 ? "" : "s", steps.size(), c.steps.size());
+  if (!w.description.empty()) w.description += "; ";
+  w.description += fmt::format("{}{} ({}) of {} B on {} hosts, {} iteration{}: {} steps, {} flows",
+                               c.name.empty() ? "collective " : c.name + ": ", to_string(c.op), to_string(c.algorithm),
+                               c.bytes, n, c.iterations, c.iterations == 1 ? "" : "s", steps.size(), c.steps.size());
   w.collectives.push_back(std::move(c));
 }
 
@@ -210,6 +213,8 @@ nlohmann::json collective_summary(const std::vector<Collective>& collectives, co
       end[it] = std::max(end[it], f.finish);
     }
     nlohmann::json j;
+    if (!c.name.empty()) j["job"] = c.name;
+    j["start_ns"] = ps_to_ns(c.start);
     j["op"] = to_string(c.op);
     j["algorithm"] = to_string(c.algorithm);
     j["hosts"] = c.hosts.size();

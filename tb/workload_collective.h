@@ -24,6 +24,8 @@ enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, all_to_all, br
 enum class CollectiveAlgorithm { ring, halving_doubling };
 
 struct Collective {
+  std::string name;                  // a job's name (workload.jobs_file); empty for workload.type=collective
+  Ps start = 0;                      // when its first step starts
   CollectiveOp op = CollectiveOp::all_reduce;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
   std::vector<std::uint32_t> hosts;  // rank r is host hosts[r]
@@ -39,6 +41,9 @@ const char* to_string(CollectiveAlgorithm a);
 
 // Adds the collective the workload.collective.* keys describe to `w`: flows, dependencies, gaps.
 void build_collective(const Scenario& s, const Topology& t, Workload& w);
+// Adds collective `c` (op, algorithm, hosts, bytes, iterations, gap, start, name set) to `w`; `what` names it in
+// messages (a key prefix, or a file and line).
+void add_collective(Collective c, const std::string& what, std::uint8_t tclass, Workload& w);
 
 // summary.json `collectives`: per collective its completion time and NCCL's algorithm and bus bandwidth.
 nlohmann::json collective_summary(const std::vector<Collective>& collectives, const FlowTable& flows);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -182,6 +183,70 @@ TEST(Collectives, BadInputIsExit2WithTheKey) {
   for (const Case& c : cases) {
     const Result r = netasic_cmd("run --set workload.type=collective " + c.args + " --quiet --out /tmp/netasic-coll-bad");
     EXPECT_EQ(r.status, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << r.output;
+  }
+}
+
+// Several jobs on one fabric (docs/collectives.md, "Several jobs"): a spread job takes one host per rack
+// (the 128-host fat tree's edge switches hold 4 hosts each), a listed job its hosts, a packed job the lowest
+// free ones; a job starts at its start_us; each has its own entry in summary.json.
+TEST(Collectives, JobsShareTheFabricOnTheirOwnHosts) {
+  const std::string jobs = test::write_temp("jobs.yaml",
+                                            "jobs:\n"
+                                            "  - name: llm\n    op: all_reduce\n    hosts: 16\n    placement: spread\n"
+                                            "    size_bytes: 1048576\n    iterations: 2\n    gap_us: 10\n"
+                                            "  - name: moe\n    op: all_to_all\n    hosts: [1, 2, 3, 5]\n"
+                                            "    size_bytes: 262144\n    start_us: 5\n"
+                                            "  - op: all_gather\n    algorithm: halving_doubling\n    hosts: 8\n"
+                                            "    size_bytes: 262144\n");
+  const Outputs r = run("jobs", "--set workload.type=jobs --set workload.jobs_file=" + jobs);
+  const auto& c = r.summary["collectives"];
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0]["job"], "llm");
+  EXPECT_EQ(c[1]["job"], "moe");
+  EXPECT_EQ(c[2]["job"], "job2");
+  EXPECT_EQ(c[1]["start_ns"], 5000.0);
+  std::map<int, std::set<int>> hosts;  // per job: the hosts its rank 0..N-1 flows leave from
+  for (const auto& row : r.steps) {
+    hosts[std::stoi(row.at("collective"))].insert(std::stoi(row.at("src_host")));
+    if (row.at("collective") == "1" && row.at("step") == "0") {
+      EXPECT_EQ(std::stod(row.at("start_ns")), 5000.0);
+    }
+  }
+  std::set<int> spread;
+  for (int h = 0; h < 64; h += 4) spread.insert(h);
+  EXPECT_EQ(hosts[0], spread);
+  EXPECT_EQ(hosts[1], (std::set<int>{1, 2, 3, 5}));
+  EXPECT_EQ(hosts[2], (std::set<int>{6, 7, 9, 10, 11, 13, 14, 15}));
+  for (const auto& job : c) EXPECT_TRUE(job["complete"].get<bool>()) << job.dump();
+}
+
+TEST(Collectives, BadJobsFilesAreExit2WithFileAndLine) {
+  struct Case {
+    std::string text, message;
+  } cases[] = {
+      {"jobs:\n  - op: all_reduce\n    hosts: 4\n    size_bytes: 1024\n    colour: red\n",
+       "jobs.yaml:5: unknown job field 'colour'"},
+      {"jobs:\n  - op: all_reduce\n    hosts: [0, 1]\n    size_bytes: 1024\n  - op: all_reduce\n    hosts: [1, 2]\n"
+       "    size_bytes: 1024\n",
+       "jobs.yaml:6: job 'job1': host 1 already belongs to job 'job0'"},
+      {"jobs:\n  - op: all_reduce\n    hosts: 200\n    size_bytes: 1024\n", "jobs.yaml:3: hosts = '200': accepted an integer in 2 .. 128"},
+      {"jobs:\n  - op: all_reduce\n    hosts: 100\n    size_bytes: 1024\n  - op: all_reduce\n    hosts: 40\n"
+       "    size_bytes: 1024\n",
+       "jobs.yaml:6: job 'job1' asks for 40 hosts; 28 are free"},
+      {"jobs:\n  - hosts: 4\n    size_bytes: 1024\n", "jobs.yaml:2: job has no 'op'"},
+      {"jobs:\n  - op: all_reduce\n    hosts: [0, 1]\n    placement: spread\n    size_bytes: 1024\n",
+       "jobs.yaml:4: placement applies to a host count"},
+      {"jobs:\n  - op: reduce\n    hosts: 4\n    size_bytes: 1024\n", "jobs.yaml:2: op = 'reduce'; accepted: all_gather"},
+      {"jobs: 3\n", "a jobs file is a map with one key, jobs: a list of jobs"},
+      {"jobs:\n  - op: all_reduce\n    algorithm: halving_doubling\n    hosts: 6\n    size_bytes: 1024\n",
+       "jobs.yaml:2: job 'job0': halving_doubling needs a power-of-two number of hosts; 6 take part"},
+  };
+  for (const Case& c : cases) {
+    const std::string file = test::write_temp("jobs.yaml", c.text);
+    const Result r = netasic_cmd("run --set workload.type=jobs --set workload.jobs_file=" + file +
+                                 " --quiet --out /tmp/netasic-jobs-bad");
+    EXPECT_EQ(r.status, 2) << c.text << "\n" << r.output;
     EXPECT_NE(r.output.find(c.message), std::string::npos) << r.output;
   }
 }

@@ -248,6 +248,27 @@ def cdf_cases(c):
           ["workload.cdf", "nosuchcdf"])
 
 
+def jobs_cases(c):
+    a = "run --set workload.type=jobs --set workload.jobs_file={file} --quiet --out {dir}/out"
+    ok = "  - op: all_reduce\n    hosts: 4\n    size_bytes: 4096\n"
+    for name, text, expect in [
+        ("unknown-field", "jobs:\n" + ok + "    colour: red\n", ["jobs.yaml:5", "unknown job field"]),
+        ("shared-host", "jobs:\n  - op: all_reduce\n    hosts: [0, 1]\n    size_bytes: 4096\n"
+                        "  - op: all_reduce\n    hosts: [1, 2]\n    size_bytes: 4096\n", ["jobs.yaml:6", "already belongs"]),
+        ("too-many-hosts", "jobs:\n  - op: all_reduce\n    hosts: 129\n    size_bytes: 4096\n", ["jobs.yaml:3", "hosts"]),
+        ("no-op", "jobs:\n  - hosts: 4\n    size_bytes: 4096\n", ["jobs.yaml:2", "no 'op'"]),
+        ("bad-op", "jobs:\n  - op: reduce\n    hosts: 4\n    size_bytes: 4096\n", ["jobs.yaml:2", "op"]),
+        ("bad-gap", "jobs:\n" + ok + "    gap_us: -1\n", ["jobs.yaml:5", "gap_us"]),
+        ("not-a-list", "jobs: 3\n", ["jobs.yaml", "a list of jobs"]),
+        ("comma", ", x\n", ["jobs.yaml:1", "cannot start a value"]),
+        ("duplicate-name", "jobs:\n  - name: a\n    op: all_reduce\n    hosts: 4\n    size_bytes: 4096\n"
+                           "  - name: a\n    op: all_reduce\n    hosts: 4\n    size_bytes: 4096\n",
+         ["jobs.yaml:6", "used twice"]),
+    ]:
+        c.add(f"jobs-{name}", a, expect, text, "jobs.yaml")
+    c.add("jobs-no-file", "run --set workload.type=jobs --quiet --out {dir}/out", ["workload.jobs_file"])
+
+
 def sweep_cases(c):
     a = "sweep {file} --out {dir}/sweep"
     base = "set:\n  topology.fat_tree.k: 4\ngrid:\n"
@@ -317,6 +338,7 @@ def main():
     flow_cases(c)
     cdf_cases(c)
     sweep_cases(c)
+    jobs_cases(c)
     cli_cases(c)
     c.write()
 
