@@ -342,9 +342,14 @@ std::vector<KeyDef> workload_keys() {
          {"broadcast", CollectiveOp::broadcast}},
         "Collective: the operation (broadcast from the first participating host)."),
       C<CollectiveAlgorithm>("workload.collective.algorithm", "ring",
-        {{"ring", CollectiveAlgorithm::ring}, {"halving_doubling", CollectiveAlgorithm::halving_doubling}},
-        "Collective: ring (all_to_all: a shift per step; broadcast: a pipelined chain), or halving_doubling "
-        "(recursive halving and doubling; broadcast: a binomial tree; a power-of-two number of hosts)."),
+        {{"ring", CollectiveAlgorithm::ring}, {"halving_doubling", CollectiveAlgorithm::halving_doubling},
+         {"tree", CollectiveAlgorithm::tree}, {"hierarchical", CollectiveAlgorithm::hierarchical}},
+        "Collective: ring (all_to_all: a shift per step; broadcast: a pipelined chain), halving_doubling "
+        "(recursive halving and doubling; broadcast: a binomial tree; a power-of-two number of hosts), tree "
+        "(all_reduce over two binary trees, broadcast down one; pipelined in chunks) or hierarchical (ring "
+        "within each rack and across racks; all_reduce, reduce_scatter, all_gather)."),
+      I("workload.collective.chunk_bytes", "bytes", "524288", 0, 1e12,
+        "Collective: tree pipelines its data in chunks of this size, two in flight per link; 0: one chunk."),
       L("workload.collective.hosts", "Collective: the participating host ids in rank order; empty: all hosts (or "
         "workload.collective.first_hosts)."),
       I("workload.collective.first_hosts", "", "0", 0, 1e7, "Collective: the first N hosts take part; 0: all."),

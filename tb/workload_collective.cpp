@@ -11,79 +11,19 @@
 
 namespace netasic {
 
-const char* to_string(CollectiveOp op) {
-  switch (op) {
-    case CollectiveOp::all_reduce: return "all_reduce";
-    case CollectiveOp::all_gather: return "all_gather";
-    case CollectiveOp::reduce_scatter: return "reduce_scatter";
-    case CollectiveOp::all_to_all: return "all_to_all";
-    case CollectiveOp::broadcast: return "broadcast";
-  }
-  return "?";
-}
-
-const char* to_string(CollectiveAlgorithm a) {
-  return a == CollectiveAlgorithm::ring ? "ring" : "halving_doubling";
+std::vector<std::uint32_t> rack_of(const Topology& t) {
+  std::vector<std::uint32_t> rack(t.user_hosts(), 0);
+  std::vector<char> seen(t.user_hosts(), 0);
+  for (const TopoLink& l : t.links)
+    for (const auto& [h, sw] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}})
+      if (!t.is_switch(h) && t.is_switch(sw)) {
+        const std::uint32_t host = t.owner(static_cast<std::uint32_t>(t.host_index[h]));
+        if (!seen[host]++) rack[host] = static_cast<std::uint32_t>(t.switch_index[sw]);
+      }
+  return rack;
 }
 
 namespace {
-
-struct Send {
-  std::uint32_t src, dst;  // ranks
-  std::uint64_t bytes;
-};
-using Steps = std::vector<std::vector<Send>>;
-
-// Ring: every rank sends to the next. All-reduce is a reduce-scatter then an all-gather, 2(N-1) steps of
-// S/N; all-to-all sends S/N to the rank k ahead at step k; broadcast pipelines N chunks of S/N down the chain
-// from rank 0.
-Steps ring(CollectiveOp op, std::uint32_t n, std::uint64_t s) {
-  const std::uint64_t chunk = (s + n - 1) / n;
-  Steps steps;
-  if (op == CollectiveOp::broadcast) {
-    for (std::uint32_t j = 0; j < 2 * n - 2; ++j) {  // step j: chunk c crosses hop h = j - c
-      std::vector<Send> step;
-      for (std::uint32_t h = 0; h + 1 < n; ++h)
-        if (j >= h && j - h < n) step.push_back(Send{h, h + 1, chunk});
-      steps.push_back(step);
-    }
-    return steps;
-  }
-  const std::uint32_t count = op == CollectiveOp::all_reduce ? 2 * (n - 1) : n - 1;
-  for (std::uint32_t k = 0; k < count; ++k) {
-    std::vector<Send> step;
-    const std::uint32_t ahead = op == CollectiveOp::all_to_all ? k + 1 : 1;
-    for (std::uint32_t r = 0; r < n; ++r) step.push_back(Send{r, (r + ahead) % n, chunk});
-    steps.push_back(step);
-  }
-  return steps;
-}
-
-// Halving-doubling (N a power of two): reduce-scatter by recursive halving (partner r ^ N/2^(k+1), S/2^(k+1)
-// bytes), all-gather by recursive doubling (partner r ^ 2^k, 2^k S/N bytes), all-reduce both; broadcast is the
-// binomial tree from rank 0 (at step k, ranks below 2^k send S to rank + 2^k).
-Steps halving_doubling(CollectiveOp op, std::uint32_t n, std::uint64_t s) {
-  std::uint32_t log = 0;
-  while ((1u << log) < n) ++log;
-  Steps steps;
-  auto exchange = [&](std::uint32_t distance, std::uint64_t bytes) {
-    std::vector<Send> step;
-    for (std::uint32_t r = 0; r < n; ++r) step.push_back(Send{r, r ^ distance, std::max<std::uint64_t>(1, bytes)});
-    steps.push_back(step);
-  };
-  if (op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_reduce)
-    for (std::uint32_t k = 0; k < log; ++k) exchange(n >> (k + 1), s >> (k + 1));
-  if (op == CollectiveOp::all_gather || op == CollectiveOp::all_reduce)
-    for (std::uint32_t k = 0; k < log; ++k) exchange(1u << k, (s / n) << k);
-  if (op == CollectiveOp::broadcast) {
-    for (std::uint32_t k = 0; k < log; ++k) {
-      std::vector<Send> step;
-      for (std::uint32_t r = 0; r < (1u << k); ++r) step.push_back(Send{r, r + (1u << k), s});
-      steps.push_back(step);
-    }
-  }
-  return steps;
-}
 
 std::vector<std::uint32_t> participants(const Scenario& s, const Topology& t) {
   std::vector<std::uint32_t> hosts;
@@ -119,11 +59,27 @@ void build_collective(const Scenario& s, const Topology& t, Workload& w) {
   c.op = s.choice<CollectiveOp>("workload.collective.op");
   c.algorithm = s.choice<CollectiveAlgorithm>("workload.collective.algorithm");
   c.hosts = participants(s, t);
+  const std::vector<std::uint32_t> rack = rack_of(t);
+  for (std::uint32_t h : c.hosts) c.racks.push_back(rack[h]);
+  c.chunk_bytes = static_cast<std::uint64_t>(s.integer("workload.collective.chunk_bytes"));
   c.bytes = static_cast<std::uint64_t>(s.integer("workload.size_bytes"));
   c.iterations = static_cast<std::uint32_t>(s.integer("workload.collective.iterations"));
   c.gap = static_cast<Ps>(s.number("workload.collective.gap_us") * kPsPerUs + 0.5);
   add_collective(std::move(c), "workload.collective", static_cast<std::uint8_t>(s.integer("workload.traffic_class")), w);
 }
+
+namespace {
+// The end of a step: what each rank received and sent in it becomes its latest.
+void commit_step(std::vector<std::vector<std::uint32_t>>& recv, std::vector<std::vector<std::uint32_t>>& sent,
+                 std::vector<std::vector<std::uint32_t>>& last_recv, std::vector<std::vector<std::uint32_t>>& last_send) {
+  for (std::size_t r = 0; r < recv.size(); ++r) {
+    if (!recv[r].empty()) last_recv[r] = std::move(recv[r]);
+    if (!sent[r].empty()) last_send[r] = std::move(sent[r]);
+    recv[r].clear();
+    sent[r].clear();
+  }
+}
+}  // namespace
 
 void add_collective(Collective c, const std::string& what, std::uint8_t tclass, Workload& w) {
   const auto n = static_cast<std::uint32_t>(c.hosts.size());
@@ -131,54 +87,46 @@ void add_collective(Collective c, const std::string& what, std::uint8_t tclass, 
   if (c.bytes < n)
     throw InputError(fmt::format("{}: {} bytes on {} hosts; a collective needs at least one byte per host", what,
                                  c.bytes, n));
-  Steps steps;
-  if (c.algorithm == CollectiveAlgorithm::ring) {
-    steps = ring(c.op, n, c.bytes);
-  } else {
-    if (n & (n - 1))
-      throw InputError(fmt::format("{}: halving_doubling needs a power-of-two number of hosts; {} take part", what, n));
-    if (c.op == CollectiveOp::all_to_all)
-      throw InputError(fmt::format("{}: all_to_all runs with ring (a shift per step); halving_doubling is for "
-                                   "all_reduce, reduce_scatter, all_gather and broadcast",
-                                   what));
-    steps = halving_doubling(c.op, n, c.bytes);
-  }
-  // Dependencies: a rank's send waits for what it received at its latest earlier step with receives (the
-  // data it forwards or reduces), or, a rank that never receives (a broadcast's root), for its own sends of
-  // its latest earlier step with sends. Across iterations the same rule holds, plus the compute gap.
+  if (c.racks.size() != n) c.racks.assign(n, 0);
+  const std::vector<CollectiveSend> plan = collective_plan(c.op, c.algorithm, c.bytes, c.racks, c.chunk_bytes, what);
+  // Dependencies (CollectiveSend): explicit ones within the iteration, or the step rule. Across iterations a
+  // rank's first sends wait for its last deliveries of the previous iteration, plus the compute gap.
   c.first_flow = static_cast<std::uint32_t>(w.flows.size());
   std::vector<std::vector<std::uint32_t>> last_recv(n), last_send(n);
-  std::vector<std::uint32_t> iteration_of;  // per flow of this collective
   w.gap.resize(w.flows.size(), 0);
   for (std::uint32_t it = 0; it < c.iterations; ++it) {
-    for (std::uint32_t k = 0; k < steps.size(); ++k) {
-      std::vector<std::vector<std::uint32_t>> recv(n), sent(n);
-      for (const Send& x : steps[k]) {
-        const auto id = static_cast<std::uint32_t>(w.flows.size());
-        const auto& before = !last_recv[x.src].empty() ? last_recv[x.src] : last_send[x.src];
-        Ps gap = 0;
-        for (std::uint32_t b : before) {
+    const auto base = static_cast<std::uint32_t>(w.flows.size());
+    const std::vector<std::vector<std::uint32_t>> previous_recv = last_recv, previous_send = last_send;
+    std::vector<std::vector<std::uint32_t>> recv(n), sent(n);
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+      const CollectiveSend& x = plan[i];
+      if (i > 0 && plan[i - 1].step != x.step) commit_step(recv, sent, last_recv, last_send);
+      const auto id = static_cast<std::uint32_t>(w.flows.size());
+      Ps gap = 0;
+      if (x.explicit_needs && !x.needs.empty()) {
+        for (std::uint32_t need : x.needs) w.deps.emplace_back(base + need, id);
+      } else {
+        const auto& received = x.explicit_needs ? previous_recv : last_recv;
+        const auto& own = x.explicit_needs ? previous_send : last_send;
+        for (std::uint32_t b : !received[x.src].empty() ? received[x.src] : own[x.src]) {
           w.deps.emplace_back(b, id);
-          if (iteration_of[b - c.first_flow] != it) gap = c.gap;
+          if (b < base) gap = c.gap;
         }
-        // The first step's flows start with the collective; the others when released.
-        w.flows.push_back(FlowSpec{c.hosts[x.src], c.hosts[x.dst], x.bytes, c.start, tclass, 4791});
-        w.gap.push_back(gap);
-        iteration_of.push_back(it);
-        c.steps.push_back({it, k, x.src, x.dst});
-        recv[x.dst].push_back(id);
-        sent[x.src].push_back(id);
       }
-      for (std::uint32_t r = 0; r < n; ++r) {
-        if (!recv[r].empty()) last_recv[r] = recv[r];
-        if (!sent[r].empty()) last_send[r] = sent[r];
-      }
+      // The first step's flows start with the collective; the others when released.
+      w.flows.push_back(FlowSpec{c.hosts[x.src], c.hosts[x.dst], x.bytes, c.start, tclass, 4791});
+      w.gap.push_back(gap);
+      c.steps.push_back({it, x.step, x.src, x.dst});
+      recv[x.dst].push_back(id);
+      sent[x.src].push_back(id);
     }
+    commit_step(recv, sent, last_recv, last_send);
   }
+  const std::uint32_t steps = plan.empty() ? 0 : plan.back().step + 1;
   if (!w.description.empty()) w.description += "; ";
   w.description += fmt::format("{}{} ({}) of {} B on {} hosts, {} iteration{}: {} steps, {} flows",
                                c.name.empty() ? "collective " : c.name + ": ", to_string(c.op), to_string(c.algorithm),
-                               c.bytes, n, c.iterations, c.iterations == 1 ? "" : "s", steps.size(), c.steps.size());
+                               c.bytes, n, c.iterations, c.iterations == 1 ? "" : "s", steps, c.steps.size());
   w.collectives.push_back(std::move(c));
 }
 

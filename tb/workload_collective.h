@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tb/collective_algorithms.h"
 #include "tlm/common/units.h"
 #include "tlm/model/flow.h"
 
@@ -20,15 +21,14 @@ class Scenario;
 struct Topology;
 struct Workload;
 
-enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, all_to_all, broadcast };
-enum class CollectiveAlgorithm { ring, halving_doubling };
-
 struct Collective {
   std::string name;                  // a job's name (workload.jobs_file); empty for workload.type=collective
   Ps start = 0;                      // when its first step starts
   CollectiveOp op = CollectiveOp::all_reduce;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
   std::vector<std::uint32_t> hosts;  // rank r is host hosts[r]
+  std::vector<std::uint32_t> racks;  // rank r's rack (the switch its host hangs off); hierarchical groups by it
+  std::uint64_t chunk_bytes = 0;     // tree: the pipelining unit; 0: one chunk
   std::uint64_t bytes = 0;           // S: the message size (NCCL's definition per operation)
   std::uint32_t iterations = 1;
   Ps gap = 0;                        // compute time between iterations
@@ -36,12 +36,12 @@ struct Collective {
   std::vector<std::array<std::uint32_t, 4>> steps;  // per flow: iteration, step, source rank, destination rank
 };
 
-const char* to_string(CollectiveOp op);
-const char* to_string(CollectiveAlgorithm a);
+// Per host, the switch its first link leads to: hosts under one switch are a rack.
+std::vector<std::uint32_t> rack_of(const Topology& t);
 
 // Adds the collective the workload.collective.* keys describe to `w`: flows, dependencies, gaps.
 void build_collective(const Scenario& s, const Topology& t, Workload& w);
-// Adds collective `c` (op, algorithm, hosts, bytes, iterations, gap, start, name set) to `w`; `what` names it in
+// Adds collective `c` (op, algorithm, hosts, racks, chunk_bytes, bytes, iterations, gap, start, name set) to `w`; `what` names it in
 // messages (a key prefix, or a file and line).
 void add_collective(Collective c, const std::string& what, std::uint8_t tclass, Workload& w);
 

@@ -63,19 +63,6 @@ E choice(const Field& f, const char* key, const std::map<std::string, E>& names)
   throw InputError(fmt::format("{}: {} = {}; accepted: {}", f.where, key, input_detail::quoted(f.text), accepted));
 }
 
-// The switch each host's first link leads to: hosts under one switch are a rack for `spread`.
-std::vector<std::uint32_t> rack_of(const Topology& t) {
-  std::vector<std::uint32_t> rack(t.user_hosts(), 0);
-  std::vector<char> seen(t.user_hosts(), 0);
-  for (const TopoLink& l : t.links)
-    for (const auto& [h, sw] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}})
-      if (!t.is_switch(h) && t.is_switch(sw)) {
-        const std::uint32_t host = t.owner(static_cast<std::uint32_t>(t.host_index[h]));
-        if (!seen[host]++) rack[host] = static_cast<std::uint32_t>(t.switch_index[sw]);
-      }
-  return rack;
-}
-
 std::vector<std::uint32_t> place(Placement p, std::uint32_t count, const std::vector<char>& used,
                                  const std::vector<std::uint32_t>& rack, Rng& rng) {
   std::vector<std::uint32_t> free;
@@ -101,14 +88,14 @@ std::vector<std::uint32_t> place(Placement p, std::uint32_t count, const std::ve
 std::map<std::string, Field> job_fields(const YAML::Node& job, const std::string& path, YAML::Node& hosts_node,
                                         bool& host_list) {
   static const std::set<std::string> known = {"name", "op", "algorithm", "hosts", "placement", "size_bytes",
-                                              "iterations", "gap_us", "start_us"};
+                                              "iterations", "gap_us", "start_us", "chunk_bytes"};
   std::map<std::string, Field> f;
   for (const auto& kv : job) {
     const std::string key = kv.first.IsScalar() ? kv.first.as<std::string>() : "?";
     const std::string where = fmt::format("{}:{}", path, kv.first.Mark().line + 1);
     if (!known.count(key))
-      throw InputError(fmt::format("{}: unknown job field {}; accepted: algorithm, gap_us, hosts, iterations, "
-                                   "name, op, placement, size_bytes, start_us",
+      throw InputError(fmt::format("{}: unknown job field {}; accepted: algorithm, chunk_bytes, gap_us, hosts, "
+                                   "iterations, name, op, placement, size_bytes, start_us",
                                    where, input_detail::quoted(key)));
     if (f.count(key)) throw InputError(fmt::format("{}: job field '{}' appears twice", where, key));
     if (key == "hosts" && kv.second.IsSequence()) {
@@ -159,8 +146,12 @@ void build_jobs(const Scenario& s, const Topology& t, Workload& w) {
     if (f.count("algorithm"))
       c.algorithm = choice<CollectiveAlgorithm>(f["algorithm"], "algorithm",
                                                 {{"ring", CollectiveAlgorithm::ring},
-                                                 {"halving_doubling", CollectiveAlgorithm::halving_doubling}});
+                                                 {"halving_doubling", CollectiveAlgorithm::halving_doubling},
+                                                 {"tree", CollectiveAlgorithm::tree},
+                                                 {"hierarchical", CollectiveAlgorithm::hierarchical}});
     c.bytes = integer(f["size_bytes"], "size_bytes", 1, 1000000000000ULL);
+    c.chunk_bytes = f.count("chunk_bytes") ? integer(f["chunk_bytes"], "chunk_bytes", 0, 1000000000000ULL)
+                                           : static_cast<std::uint64_t>(s.integer("workload.collective.chunk_bytes"));
     if (f.count("iterations")) c.iterations = static_cast<std::uint32_t>(integer(f["iterations"], "iterations", 1, 1000000));
     if (f.count("gap_us")) c.gap = static_cast<Ps>(number(f["gap_us"], "gap_us", 0, 1e9) * kPsPerUs + 0.5);
     if (f.count("start_us")) c.start = static_cast<Ps>(number(f["start_us"], "start_us", 0, 1e9) * kPsPerUs + 0.5);
@@ -190,6 +181,7 @@ void build_jobs(const Scenario& s, const Topology& t, Workload& w) {
         used_by[h] = c.name;
       }
     }
+    for (std::uint32_t h : c.hosts) c.racks.push_back(rack[h]);
     add_collective(std::move(c), fmt::format("{}: job '{}'", at, f.count("name") ? f["name"].text : fmt::format("job{}", index)),
                    tclass, w);
     ++index;

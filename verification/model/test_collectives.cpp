@@ -119,6 +119,92 @@ TEST(Collectives, HalvingDoublingAllReduceMatchesTheFormula) {
   ASSERT_EQ(r.steps.size(), static_cast<std::size_t>(6 * n));
 }
 
+// Tree all-reduce on 7 hosts, one chunk: two full binary trees of depth 2 (ranks 0..6 in heap order, and
+// mirrored), each carrying S/2. Every stage moves two flows of S/2 over one link (two children into a parent,
+// or a parent out to two children); in the first and the last stage that link also carries the ACKs of the
+// S/2 its rank exchanges in the other tree. So T = 2 T2'(S/2) + 2 T2(S/2) (docs/collectives.md).
+TEST(Collectives, TreeAllReduceMatchesTheFormula) {
+  const int n = 7;
+  const double s = 8 << 20, m = s / 2;
+  const Outputs r = run("tree", "--set topology.type=file --set topology.file=" + star(n) +
+                                " --set workload.type=collective --set workload.size_bytes=8388608"
+                                " --set workload.collective.algorithm=tree --set workload.collective.chunk_bytes=0");
+  const auto& c = r.summary["collectives"][0];
+  EXPECT_EQ(c["algorithm"], "tree");
+  const double packets = std::ceil(m / 4096), data = 2 * (m + packets * 84) * 8 / 100, acks = packets * 84 * 8 / 100;
+  const double two_flows = 2 * 1000 + 350 + data;
+  const double formula = 2 * (two_flows + acks) + 2 * two_flows;
+  EXPECT_NEAR(c["completion_ns"].get<double>() / formula, 1.0, 0.02) << c.dump();
+  ASSERT_EQ(r.steps.size(), static_cast<std::size_t>(2 * 2 * (n - 1)));  // per tree: 6 up, 6 down
+}
+
+// Pipelined in chunks, the tree overlaps its stages: faster than the one-chunk tree, never faster than what
+// every rank must receive (2(N-1)/N S, the all-reduce bound); a rank forwards a chunk only after its children's
+// copies of that chunk arrived, and the root sends it down only after it has both halves reduced.
+TEST(Collectives, TreePipelinesChunksAndWaitsForThem) {
+  const int n = 7;
+  const double s = 8 << 20;
+  const std::string base = "--set topology.type=file --set topology.file=" + star(n) +
+                           " --set workload.type=collective --set workload.size_bytes=8388608"
+                           " --set workload.collective.algorithm=tree";
+  const double whole = run("tree1", base + " --set workload.collective.chunk_bytes=0")
+                           .summary["collectives"][0]["completion_ns"].get<double>();
+  const Outputs r = run("tree8", base + " --set workload.collective.chunk_bytes=524288");
+  const double piped = r.summary["collectives"][0]["completion_ns"].get<double>();
+  EXPECT_LT(piped, 0.7 * whole);
+  EXPECT_GT(piped, 2.0 * (n - 1) / n * s * 8 / 100);
+  ASSERT_EQ(r.steps.size(), static_cast<std::size_t>(2 * 8 * 2 * (n - 1)));  // 8 chunks of 512 KiB per half
+  // In the first tree rank 1's children are 3 and 4 and rank 0's are 1 and 2; 3->1, 1->0, 2->0 and 0->1 occur in
+  // no other role, so their k-th flows are chunk k.
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> by_pair;  // (src, dst) -> (start, finish)
+  for (const auto& row : r.steps)
+    by_pair[{std::stoi(row.at("src_rank")), std::stoi(row.at("dst_rank"))}].push_back(
+        {std::stod(row.at("start_ns")), std::stod(row.at("finish_ns"))});
+  const auto& up_1_0 = by_pair[{1, 0}];
+  const auto& up_2_0 = by_pair[{2, 0}];
+  const auto& up_3_1 = by_pair[{3, 1}];
+  const auto& down_0_1 = by_pair[{0, 1}];
+  ASSERT_EQ(up_3_1.size(), 8u);
+  ASSERT_EQ(down_0_1.size(), 8u);
+  for (std::size_t k = 0; k < 8; ++k) {
+    EXPECT_GE(up_1_0[k].first, up_3_1[k].second) << k;
+    EXPECT_GE(down_0_1[k].first, std::max(up_1_0[k].second, up_2_0[k].second)) << k;
+    if (k >= 2) {
+      EXPECT_GE(up_3_1[k].first, up_3_1[k - 2].second) << k;
+    }
+  }
+}
+
+// Hierarchical on two racks of four hosts (100 Gb/s host links, the racks' switches joined at 400 Gb/s): a
+// ring in each rack, then between the racks' ranks of the same place, then in the rack again. A cross-rack
+// step has three links and two switches on its path.
+TEST(Collectives, HierarchicalMatchesTheFormula) {
+  std::string topo = "10 2 9\n8 9\n";
+  for (int h = 0; h < 8; ++h) topo += std::to_string(h) + " " + std::to_string(8 + h / 4) + " 100Gbps 1000ns 0\n";
+  topo += "8 9 400Gbps 1000ns 0\n";
+  const std::string file = test::write_temp("racks.txt", topo);
+  const double s = 8 << 20, g = 4, racks = 2;
+  auto cross = [](double m) { return step_ns(m) + 1000 + 350; };
+  for (const std::string op : {"all_reduce", "reduce_scatter", "all_gather"}) {
+    const Outputs r = run("hier" + op, "--set topology.type=file --set topology.file=" + file +
+                                       " --set workload.type=collective --set workload.size_bytes=8388608"
+                                       " --set workload.collective.algorithm=hierarchical --set workload.collective.op=" + op);
+    const auto& c = r.summary["collectives"][0];
+    const double phases = op == "all_reduce" ? 2 : 1;
+    const double formula = phases * ((g - 1) * step_ns(s / g) + (racks - 1) * cross(s / (g * racks)));
+    EXPECT_NEAR(c["completion_ns"].get<double>() / formula, 1.0, 0.02) << op << " " << c.dump();
+    // Cross-rack flows connect the same place in the two racks: host h and h + 4.
+    std::size_t across = 0;
+    for (const auto& row : r.steps) {
+      const int src = std::stoi(row.at("src_host")), dst = std::stoi(row.at("dst_host"));
+      if (src / 4 == dst / 4) continue;
+      EXPECT_EQ(std::abs(src - dst), 4) << op;
+      ++across;
+    }
+    EXPECT_EQ(across, static_cast<std::size_t>(phases * 8)) << op;
+  }
+}
+
 // A step starts when its data has arrived: under ring all-reduce rank r's step k starts the moment rank r-1's
 // step k-1 is delivered to it; the second iteration starts gap_us after a rank's last data of the first.
 TEST(Collectives, StepsWaitForTheirDataAndIterationsForTheGap) {
@@ -151,9 +237,11 @@ TEST(Collectives, StepsWaitForTheirDataAndIterationsForTheGap) {
 }
 
 TEST(Collectives, EveryOperationCompletes) {
-  for (const std::string op : {"all_gather", "reduce_scatter", "all_to_all", "broadcast"}) {
-    for (const std::string alg : {"ring", "halving_doubling"}) {
-      if (op == "all_to_all" && alg == "halving_doubling") continue;
+  for (const std::string op : {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast"}) {
+    for (const std::string alg : {"ring", "halving_doubling", "tree", "hierarchical"}) {
+      if (op == "all_to_all" && alg != "ring") continue;
+      if (alg == "tree" && op != "all_reduce" && op != "broadcast") continue;
+      if (alg == "hierarchical" && (op == "broadcast" || op == "all_to_all")) continue;
       const Outputs r = run(op + alg, "--set topology.fat_tree.k=4 --set workload.type=collective --set "
                                   "workload.size_bytes=262144 --set workload.collective.first_hosts=8 "
                                   "--set workload.collective.op=" + op + " --set workload.collective.algorithm=" + alg);
@@ -179,6 +267,14 @@ TEST(Collectives, BadInputIsExit2WithTheKey) {
       {"--set workload.collective.first_hosts=1", "at least 2 hosts"},
       {"--set workload.collective.first_hosts=4 --set workload.collective.hosts=0,1", "both choose the hosts"},
       {"--set workload.collective.first_hosts=4 --set workload.size_bytes=3", "at least one byte per host"},
+      {"--set workload.collective.op=all_gather --set workload.collective.algorithm=tree",
+       "tree runs all_reduce and broadcast; all_gather runs with ring"},
+      {"--set workload.collective.op=broadcast --set workload.collective.algorithm=hierarchical",
+       "hierarchical runs all_reduce, reduce_scatter and all_gather"},
+      // The 128-host fat tree has 4 hosts per edge switch: hosts 0-4 are 4 in one rack and 1 in the next.
+      {"--set workload.collective.first_hosts=5 --set workload.collective.algorithm=hierarchical",
+       "hierarchical needs the same number of ranks in every rack; rank 0 has 4 in its rack, rank 4 has 1"},
+      {"--set workload.collective.chunk_bytes=-1", "workload.collective.chunk_bytes"},
   };
   for (const Case& c : cases) {
     const Result r = netasic_cmd("run --set workload.type=collective " + c.args + " --quiet --out /tmp/netasic-coll-bad");
