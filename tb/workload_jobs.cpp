@@ -109,6 +109,17 @@ std::map<std::string, Field> job_fields(const YAML::Node& job, const std::string
   return f;
 }
 
+// One line for all jobs (each job's own line is in summary.json collectives).
+std::string describe_jobs(const Workload& w, const std::string& path) {
+  std::map<std::string, std::uint32_t> kinds;
+  for (const Collective& c : w.collectives)
+    ++kinds[fmt::format("{} ({}) on {} hosts", to_string(c.op), to_string(c.algorithm), c.hosts.size())];
+  std::string what;
+  for (const auto& [kind, count] : kinds) what += fmt::format("{}{} x {}", what.empty() ? "" : ", ", count, kind);
+  const std::size_t n = w.collectives.size();
+  return fmt::format("{} job{} from {}: {}; {} flows", n, n == 1 ? "" : "s", path, what, w.flows.size());
+}
+
 }  // namespace
 
 void build_jobs(const Scenario& s, const Topology& t, Workload& w) {
@@ -186,6 +197,7 @@ void build_jobs(const Scenario& s, const Topology& t, Workload& w) {
                    tclass, w);
     ++index;
   }
+  w.description = describe_jobs(w, path);
 }
 
 }  // namespace netasic
