@@ -282,21 +282,16 @@ Workload build_host_workload(const Scenario& s, const Topology& t) {
 }
 
 // Multi-homed hosts: a flow leaves by the port, and arrives by the port, that a hash of its id and its two
-// hosts picks (ECMP over a host's links, per flow).
-void place_on_ports(const Topology& t, Workload& w) {
+// hosts picks (ECMP over a host's links, per flow), salted by the seed.
+void place_on_ports(const Topology& t, Workload& w, std::uint64_t seed) {
   if (t.ports_of.empty()) return;
   auto pick = [&](std::uint32_t host, std::uint64_t salt) {
     const auto& ports = t.ports_of[host];
-    if (ports.size() == 1) return ports[0];
-    std::uint64_t x = salt + 0x9e3779b97f4a7c15ULL;  // splitmix64
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return ports[x % ports.size()];
+    return ports.size() == 1 ? ports[0] : ports[splitmix64(salt) % ports.size()];
   };
   for (std::size_t i = 0; i < w.flows.size(); ++i) {
     FlowSpec& f = w.flows[i];
-    const std::uint64_t key = (std::uint64_t{f.src} << 40) ^ (std::uint64_t{f.dst} << 20) ^ i;
+    const std::uint64_t key = ((std::uint64_t{f.src} << 40) ^ (std::uint64_t{f.dst} << 20) ^ i) + seed_salt(seed);
     f.src = pick(f.src, key);
     f.dst = pick(f.dst, key ^ 0x5a5a5a5a5a5aULL);
   }
@@ -306,7 +301,7 @@ void place_on_ports(const Topology& t, Workload& w) {
 
 Workload build_workload(const Scenario& s, const Topology& t) {
   Workload w = build_host_workload(s, t);
-  place_on_ports(t, w);
+  place_on_ports(t, w, static_cast<std::uint64_t>(s.integer("sim.seed")));
   return w;
 }
 

@@ -15,6 +15,14 @@ inline std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// The run's share of a hash salt (ECMP's per-switch salt, a multi-homed host's choice of port): different
+// seeds pick different hash functions, so ECMP collisions are sampled anew with every seed. Seed 1, the
+// default, adds nothing (its salts are those the model always used).
+inline std::uint32_t seed_salt(std::uint64_t seed) {
+  const std::uint64_t x = splitmix64(seed) ^ splitmix64(1);
+  return static_cast<std::uint32_t>(x ^ (x >> 32));
+}
+
 // xoshiro256** (Blackman & Vigna): fast, small state, good statistical quality.
 class Rng {
  public:

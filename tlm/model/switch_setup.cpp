@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "tlm/common/error.h"
+#include "tlm/common/rng.h"
 
 namespace netasic {
 
@@ -20,7 +21,7 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
       routing_(routing),
       id_(id),
       rng_(seed, 0x5357000000000000ULL + id),
-      hash_salt_(mix32(id * 0x9e3779b9U + 0x85ebca6bU)) {
+      hash_salt_(mix32(id * 0x9e3779b9U + 0x85ebca6bU) ^ seed_salt(seed)) {
   const auto radix = config_.radix;
   if (radix < 1 || radix > kMaxSwitchRadix)
     throw InputError(fmt::format("switch {}: radix {} outside 1..{}", id, radix, kMaxSwitchRadix));

@@ -227,5 +227,38 @@ TEST(PeerFiles, MultiHomedHostsUseEveryLink) {
   std::filesystem::remove_all(dir);
 }
 
+// Randomness comes from the seed, also where the only random choice is a hash: a flow file on a leaf-spine
+// fabric under ECMP (no generator draws anything) takes other spines with another seed, and the same seed
+// gives the same run.
+TEST(PeerFiles, SeedsSampleOtherEcmpHashesForTheSameFlowFile) {
+  std::string text = "32\n";
+  for (int i = 0; i < 32; ++i)  // hosts 0-7 under leaf 0 send to hosts 8-15 under leaf 1
+    text += std::to_string(i % 8) + " " + std::to_string(8 + (i * 3) % 8) + " 3 100 65536 0.00000" +
+            std::to_string(i % 10) + "\n";
+  const std::string flows = test::write_temp("seeded_flows.txt", text);
+  auto spine_ports = [&](int seed) {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("netasic-seeded-" + std::to_string(getpid()) + "-" + std::to_string(seed));
+    const Result r = netasic_cmd("run --set topology.type=leaf_spine --set topology.leaf_spine.leaves=2"
+                                 " --set topology.leaf_spine.spines=8 --set topology.leaf_spine.hosts_per_leaf=8"
+                                 " --set workload.type=file --set workload.file=" + flows +
+                                 " --seed " + std::to_string(seed) + " --quiet --out " + dir.string());
+    EXPECT_EQ(r.status, 0) << r.output;
+    std::string busy;  // leaf 0's uplinks' utilization: how the hash spread the flows over the spines
+    for (const std::string& line : lines_of(dir / "ports.csv")) {
+      std::vector<std::string> c;
+      std::stringstream in(line);
+      for (std::string x; std::getline(in, x, ',');) c.push_back(x);
+      if (c[0] == "0" && c[2].rfind("sw", 0) == 0) busy += c[4] + ";";
+    }
+    std::filesystem::remove_all(dir);
+    return busy;
+  };
+  const std::string one = spine_ports(1), two = spine_ports(2), three = spine_ports(3);
+  ASSERT_EQ(std::count(one.begin(), one.end(), ';'), 8);
+  EXPECT_EQ(spine_ports(1), one);
+  EXPECT_TRUE(one != two || two != three) << one << " " << two << " " << three;
+}
+
 }  // namespace
 }  // namespace netasic
