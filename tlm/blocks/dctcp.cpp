@@ -58,6 +58,16 @@ void Dctcp::on_ack(std::uint64_t acked_bytes, std::uint64_t ect_bytes, std::uint
   min_cwnd_ = std::min(min_cwnd_, cwnd_);
 }
 
+void Dctcp::restart() {
+  double w = static_cast<double>(std::max(config_.initial_window, config_.mss));
+  if (config_.max_window) w = std::min(w, static_cast<double>(std::max(config_.max_window, config_.mss)));
+  cwnd_ = w;
+  ssthresh_ = !config_.slow_start ? w
+              : config_.max_window ? static_cast<double>(std::max(config_.max_window, config_.mss))
+                                   : 1e300;
+  min_cwnd_ = std::min(min_cwnd_, cwnd_);
+}
+
 void Dctcp::on_timeout() {
   const auto mss = static_cast<double>(config_.mss);
   ssthresh_ = std::max(mss, cwnd_ / 2);

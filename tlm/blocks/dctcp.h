@@ -41,6 +41,10 @@ class Dctcp {
   void on_ack(std::uint64_t acked_bytes, std::uint64_t ect_bytes, std::uint64_t ce_bytes, std::uint32_t una,
               std::uint32_t nxt);
   void on_timeout();
+  // The flow moved to another path (telemetry routing): the window starts again from the initial window in
+  // slow start, as on a new connection (Mizrahi et al. III: "starts using the new path with slow-start");
+  // alpha is kept.
+  void restart();
 
   std::uint64_t window() const { return static_cast<std::uint64_t>(cwnd_); }
   double alpha() const { return alpha_; }

@@ -5,20 +5,10 @@
 
 namespace netasic {
 
-namespace {
-std::uint32_t mix(std::uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
-}  // namespace
 
 std::uint32_t intermediate_group(std::uint16_t port, std::uint32_t groups, std::uint32_t src_group,
                                  std::uint32_t dst_group) {
-  std::uint32_t g = mix(port & 0x7fffu) % (groups - 2);
+  std::uint32_t g = (port & 0x7fffu) % (groups - 2);
   for (std::uint32_t skip : {std::min(src_group, dst_group), std::max(src_group, dst_group)})
     if (g >= skip) ++g;
   return g;
@@ -26,13 +16,13 @@ std::uint32_t intermediate_group(std::uint16_t port, std::uint32_t groups, std::
 
 PathSelector::PathSelector(const TelemetryConfig& config, std::uint64_t seed, std::uint64_t stream)
     : config_(config), rng_(seed, stream) {
-  // Distinct 15-bit values: one shortest, the rest non-shortest. The source does not know where they lead.
+  // One random shortest value; the non-shortest ones consecutive from a random base, so that the switches'
+  // residue of the 15 bits gives each a different intermediate group (all of them with candidates = |G| - 1:
+  // the paper's candidate set). The source knows only how many candidates, not where each leads.
   const std::uint32_t n = std::max<std::uint32_t>(1, config_.candidates);
-  while (candidates_.size() < n) {
-    const auto bits = static_cast<std::uint16_t>(rng_.below(0x8000));
-    const auto port = static_cast<std::uint16_t>(candidates_.empty() ? bits : (bits | kNonShortestBit));
-    if (std::find(candidates_.begin(), candidates_.end(), port) == candidates_.end()) candidates_.push_back(port);
-  }
+  candidates_.push_back(static_cast<std::uint16_t>(rng_.below(0x8000)));
+  const auto base = static_cast<std::uint32_t>(rng_.below(0x8000 - (n - 1)));
+  for (std::uint32_t i = 0; i + 1 < n; ++i) candidates_.push_back(static_cast<std::uint16_t>(kNonShortestBit | (base + i)));
   current_ = candidates_[0];
   rr_ = 0;
 }
@@ -93,10 +83,20 @@ bool PathSelector::on_data_sent(std::uint32_t cwnd_packets, Ps now, std::uint16_
   return true;
 }
 
-void PathSelector::on_ack_delay(std::uint16_t port, Ps delay) {
-  if (port != current_) return;  // an ACK of a packet sent before the last switch
+bool PathSelector::on_ack_delay(std::uint16_t port, Ps delay) {
+  if (port != current_) return false;  // an ACK of a packet sent before the last switch
   cur_delay_ = delay;
   cur_known_ = true;
+  if (!pending_) return false;
+  pending_ = false;
+  return better(pending_probe_.delay, cur_delay_) && switch_to(pending_probe_);
+}
+
+bool PathSelector::switch_to(const Probe& p) {
+  current_ = p.port;
+  cur_delay_ = p.delay;
+  ++switches_;
+  return true;
 }
 
 bool PathSelector::on_ptr(std::uint16_t port, Ps delay, Ps now) {
@@ -137,11 +137,15 @@ bool PathSelector::close_round() {
     }
     if (!best || p.delay < best->delay) best = &p;
   }
-  if (!best || !cur_known_ || !better(best->delay, cur_delay_)) return false;
-  current_ = best->port;
-  cur_delay_ = best->delay;
-  ++switches_;
-  return true;
+  pending_ = false;
+  if (!best) return false;
+  if (!cur_known_) {
+    // Nothing has measured the current path yet: its first ACK decides.
+    pending_ = true;
+    pending_probe_ = *best;
+    return false;
+  }
+  return better(best->delay, cur_delay_) && switch_to(*best);
 }
 
 }  // namespace netasic

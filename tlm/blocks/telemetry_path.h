@@ -5,7 +5,8 @@
 // (1) path; the switches hash the other 15 bits to pick one of the shortest paths (ECMP over the rewritten
 // 5-tuple), or the intermediate group of a non-shortest path (intermediate_group below). The source knows
 // neither the topology nor which path a port value gives: it only keeps a set of candidate port values, one
-// shortest and `candidates - 1` non-shortest (the paper's |G| - 1 candidates).
+// shortest and `candidates - 1` consecutive non-shortest ones (the paper's |G| - 1 candidates, one through
+// each intermediate group).
 //
 // Measurement: a PTM carries an accumulated queuing delay that every switch adds to; the destination
 // returns it in a PTR. Data packets carry the same field and ACKs reflect it, so the path in use is measured
@@ -15,8 +16,12 @@
 // round ends when every PTR of the round is back, or at 3R after the round's start, where R is the time the
 // first PTR took (the sender waits 2R more), or, when no PTR returns at all, after `probe_timeout` (a lost
 // PTM or PTR never stalls the choice). The best path that replied replaces the current one when its delay
-// d_new < Delta1 * d_cur and d_cur - d_new > Delta2 * T (T: one MTU's serialization time). After that, one
-// PTM every max(cwnd, Delta3) data packets, round robin over the candidates other than the current path.
+// d_new < Delta1 * d_cur and d_cur - d_new > Delta2 * T (T: one MTU's serialization time). d_cur is the
+// current path's latest measurement (an ACK's reflected delay, or its own PTR). A round that ends before any
+// ACK has measured the current path (the flow's first round: the PTRs of idle alternatives come back before
+// the first data packets' ACKs when the current path is queued) keeps its best alternative, and the first
+// ACK-reflected delay of the current path decides. After that, one PTM every max(cwnd, Delta3) data packets,
+// round robin over the candidates other than the current path.
 #pragma once
 
 #include <array>
@@ -33,7 +38,9 @@ constexpr std::uint16_t kNonShortestBit = 0x8000;
 inline bool port_is_non_shortest(std::uint16_t port) { return (port & kNonShortestBit) != 0; }
 
 // The switches' hash of a non-shortest port's 15 bits onto the groups other than the source's and the
-// destination's (groups > 2).
+// destination's (groups > 2): the 15 bits modulo groups - 2, in group order skipping those two, so that
+// groups - 2 consecutive values reach every intermediate group once (the candidate set of Section III:
+// the shortest path and the non-shortest path through each other group).
 std::uint32_t intermediate_group(std::uint16_t port, std::uint32_t groups, std::uint32_t src_group,
                                  std::uint32_t dst_group);
 
@@ -60,8 +67,9 @@ class PathSelector {
   // A data packet left on the current path; `cwnd_packets` is the congestion window in packets (0: none).
   // True when a PTM is due: `probe` is its port (it joins the open round, or opens one).
   bool on_data_sent(std::uint32_t cwnd_packets, Ps now, std::uint16_t& probe);
-  // An ACK reflected the delay a data packet sent on `port` met.
-  void on_ack_delay(std::uint16_t port, Ps delay);
+  // An ACK reflected the delay a data packet sent on `port` met. True when the path changed (a round ended
+  // before the current path was measured, and its best alternative is better than this delay).
+  bool on_ack_delay(std::uint16_t port, Ps delay);
   // A PTR for a PTM sent on `port` came back with the forward path's delay. True when the path changed.
   bool on_ptr(std::uint16_t port, Ps delay, Ps now);
   // Ends the open round if its deadline has passed. True when the path changed.
@@ -74,6 +82,7 @@ class PathSelector {
 
   Ps current_delay() const { return cur_delay_; }
   bool current_known() const { return cur_known_; }
+  bool decision_pending() const { return pending_; }
   std::uint64_t switches() const { return switches_; }
   std::uint64_t probes_sent() const { return probes_; }
   std::uint64_t replies() const { return replies_; }
@@ -88,6 +97,7 @@ class PathSelector {
   void open_round(Ps now);
   void add_probe(std::uint16_t port);
   bool close_round();
+  bool switch_to(const Probe& p);
   std::uint16_t next_round_robin();
 
   TelemetryConfig config_;
@@ -102,6 +112,8 @@ class PathSelector {
   bool open_ = false;
   Ps round_start_ = 0, deadline_ = 0;
   bool first_back_ = false;
+  bool pending_ = false;  // a round's best alternative waits for the current path's first measurement
+  Probe pending_probe_{};
   std::uint32_t since_probe_ = 0;  // data packets since the last PTM
   std::uint32_t rr_ = 0;
   std::uint64_t switches_ = 0, probes_ = 0, replies_ = 0, timeouts_ = 0;

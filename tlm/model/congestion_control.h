@@ -35,6 +35,8 @@ class CongestionControl : public Reporting {
   // Source: an ACK/NACK arrived and the transport has taken it; `una` is its cumulative point.
   virtual void on_ack(const Flow& f, const Packet* ack, std::uint32_t una) = 0;
   virtual void on_timeout(const Flow& f) = 0;
+  // Source: the flow moved to another path (routing.policy = telemetry). A window restarts in slow start.
+  virtual void on_path_change(const Flow&) {}
   virtual std::uint64_t window(const Flow& f) const = 0;  // bytes the flow may have in flight
   // A rate-based controller paces its flows: the source may not send before release_time(f), and tells the
   // controller of every data packet sent (on_send) and of every CNP received (on_cnp). paces() is fixed at
@@ -65,6 +67,7 @@ class DctcpControl final : public CongestionControl {
   void echo(const Flow& f, Packet* ack) override;
   void on_ack(const Flow& f, const Packet* ack, std::uint32_t una) override;
   void on_timeout(const Flow& f) override { tx_[f.tx_slot].window.on_timeout(); }
+  void on_path_change(const Flow& f) override { tx_[f.tx_slot].window.restart(); }
   std::uint64_t window(const Flow& f) const override { return tx_[f.tx_slot].window.window(); }
   const Dctcp* dctcp(const Flow& f) const override {
     return f.tx_slot < tx_.size() ? &tx_[f.tx_slot].window : nullptr;

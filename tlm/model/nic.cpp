@@ -34,7 +34,7 @@ Nic::Nic(const sc_core::sc_module_name& name, Fabric& fabric, const NicConfig& c
   if (config_.telemetry) {
     telemetry_ =
         std::make_unique<TelemetryNic>(ctx_, config_.telemetry_config, seed, config_.telemetry_switch_wait);
-    telemetry_->set_congestion_control(transport_->congestion_control());
+    telemetry_->set_transport(transport_.get());
   }
   in.bind(fw_);
   out.bind(bw_);

@@ -9,6 +9,11 @@ namespace netasic {
 TelemetryNic::TelemetryNic(NicContext& ctx, const TelemetryConfig& config, std::uint64_t seed, bool switch_wait)
     : ctx_(ctx), config_(config), seed_(seed), switch_wait_(switch_wait) {}
 
+void TelemetryNic::set_transport(Transport* t) {
+  transport_ = t;
+  cc_ = t ? t->congestion_control() : nullptr;
+}
+
 Ps TelemetryNic::ctx_now() const { return ctx_.now(); }
 void TelemetryNic::wake(Ps at) { ctx_.wake_at(at); }
 
@@ -73,6 +78,7 @@ void TelemetryNic::note(Flow& f, bool switched, Ps old_delay) {
   s.hash = hash_of(f, s.port);
   ++f.path_changes;
   ++counters_.path_switches;
+  if (transport_) transport_->path_changed(f);
 }
 
 void TelemetryNic::on_data(Flow& f, Packet* p) {
@@ -94,11 +100,14 @@ void TelemetryNic::on_data(Flow& f, Packet* p) {
 
 void TelemetryNic::on_ack(Flow& f, const Packet* ack) {
   if (f.tx_slot >= tx_.size()) return;
-  tx_[f.tx_slot].sel.on_ack_delay(ack->key.src_port, Ps{ack->tm_delay_ns} * 1000);
+  // A switch here leaves a path whose delay is the one this ACK reflects.
+  const Ps delay = Ps{ack->tm_delay_ns} * 1000;
+  note(f, tx_[f.tx_slot].sel.on_ack_delay(ack->key.src_port, delay), delay);
 }
 
 void TelemetryNic::on_ptr(Flow& f, const Packet* ptr) {
   ++counters_.ptrs_received;
+  counters_.ptr_delay_ns += ptr->ack_bytes;
   Source& s = tx_[f.tx_slot];
   const Ps before = s.sel.deadline();
   const Ps old_delay = s.sel.current_delay();
@@ -131,11 +140,15 @@ void TelemetryNic::report(Report& r) const {
   s.sum("ptrs_received", counters_.ptrs_received);
   s.sum("path_switches", counters_.path_switches);
   s.sum("rounds_timed_out", counters_.rounds_timed_out);
+  s.tally("ptr_delay_ns", counters_.ptr_delay_ns);
+  s.tally("ptrs_received", counters_.ptrs_received);
   for (std::size_t slot = 0; slot < tx_.size(); ++slot)
     s.flow_value("path_switches", tx_flow_[slot], static_cast<double>(tx_[slot].sel.switches()));
   s.finish_with([](ReportSection& t) {
     const std::size_t n = t.flow_count("path_switches");
     t.set("path_switches_per_flow_avg", n ? t.flow_sum("path_switches") / static_cast<double>(n) : 0.0);
+    const std::uint64_t ptrs = t.tally("ptrs_received");
+    t.set("ptr_delay_avg_ns", ptrs ? static_cast<double>(t.tally("ptr_delay_ns")) / static_cast<double>(ptrs) : 0.0);
   });
 }
 

@@ -17,9 +17,11 @@ namespace netasic {
 
 struct NicContext;
 class CongestionControl;
+class Transport;
 
 struct TelemetryCounters {
   std::uint64_t ptms_sent = 0, ptrs_sent = 0, ptrs_received = 0, path_switches = 0, rounds_timed_out = 0;
+  std::uint64_t ptr_delay_ns = 0;  // the forward delays the PTRs brought back, summed
 };
 
 class TelemetryNic {
@@ -48,8 +50,9 @@ class TelemetryNic {
     wake(until);
     return true;
   }
-  // The transport's controller: a DCTCP window sets the PTM period max(cwnd, Delta3).
-  void set_congestion_control(const CongestionControl* cc) { cc_ = cc; }
+  // The flow's transport: its controller's DCTCP window sets the PTM period max(cwnd, Delta3), and it learns
+  // of every path switch (the window restarts in slow start).
+  void set_transport(Transport* t);
 
   const PathSelector* selector(const Flow& f) const { return f.tx_slot < tx_.size() ? &tx_[f.tx_slot].sel : nullptr; }
   const TelemetryCounters& counters() const { return counters_; }
@@ -76,6 +79,7 @@ class TelemetryNic {
 
   NicContext& ctx_;
   const CongestionControl* cc_ = nullptr;
+  Transport* transport_ = nullptr;
   TelemetryConfig config_;
   std::uint64_t seed_;
   bool switch_wait_;

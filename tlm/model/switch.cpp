@@ -134,7 +134,9 @@ void Switch::release_input(const Packet* p) {
 
 void Switch::assign_vc(Packet* p, std::uint16_t o) {
   if (routing_.up_down() && !routing_.is_up(id_, o) && routing_.peer(id_, o) != RoutingTable::kHost) p->went_down = 1;
-  if (p->type == PacketType::data) {
+  // A telemetry PTM waits in the data queues, as the data of its path would: its accumulated delay measures
+  // them (Mizrahi et al. III). On the control VC it would pass every data queue and measure nothing.
+  if (p->type == PacketType::data || p->type == PacketType::ptm) {
     p->vc = static_cast<std::uint8_t>(1 + std::min<int>(p->global_hops, config_.vcs - 2));
     if (routing_.is_global_port(id_, o)) ++p->global_hops;
   } else {

@@ -87,6 +87,23 @@ TEST(Dctcp, SlowStartGrowsByWhatIsAcknowledgedUntilTheFirstCut) {
   EXPECT_EQ(d.window(), 10100u);  // additive from here
 }
 
+TEST(Dctcp, PathChangeRestartsFromTheInitialWindowInSlowStart) {
+  // Mizrahi et al. III: the sender "starts using the new path with slow-start".
+  DctcpConfig c = cfg(1.0);
+  c.slow_start = true;
+  Dctcp d(c);
+  for (std::uint32_t k = 1; k <= 10; ++k) d.on_ack(1000, 1000, 0, k, 10 + k);
+  d.on_ack(1000, 1000, 1000, 10, 21);
+  for (std::uint32_t k = 0; k < 40; ++k) d.on_ack(1000, 1000, 0, 21 + k, 31 + k);
+  ASSERT_GT(d.window(), 10000u);  // additive above the initial window
+  const double alpha = d.alpha();
+  d.restart();
+  EXPECT_EQ(d.window(), 10000u);
+  EXPECT_EQ(d.alpha(), alpha);
+  d.on_ack(3000, 3000, 0, 64, 80);
+  EXPECT_EQ(d.window(), 13000u);  // slow start again: +acked
+}
+
 TEST(Dctcp, MaxWindowCaps) {
   DctcpConfig c = cfg();
   c.max_window = 12000;

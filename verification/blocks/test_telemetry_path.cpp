@@ -49,6 +49,21 @@ TEST(TelemetryPort, IntermediateGroupAvoidsSourceAndDestinationAndCoversTheRest)
   EXPECT_EQ(seen.size(), 7u);
 }
 
+TEST(TelemetryPort, CandidatesReachEveryIntermediateGroupOnce) {
+  // Section III: the candidates are the shortest path and the non-shortest path through each of the
+  // |G| - 2 other groups. D1: 9 groups, 8 candidates, any source and destination group.
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    PathSelector s(cfg(8, 3), seed, seed * 7);
+    for (std::uint32_t src = 0; src < 9; ++src)
+      for (std::uint32_t dst = 0; dst < 9; ++dst) {
+        if (src == dst) continue;
+        std::set<std::uint32_t> groups;
+        for (std::size_t i = 1; i < 8; ++i) groups.insert(intermediate_group(s.candidate_ports()[i], 9, src, dst));
+        ASSERT_EQ(groups.size(), 7u) << "seed " << seed << " groups " << src << " -> " << dst;
+      }
+  }
+}
+
 TEST(TelemetrySwitch, Delta1AndDelta2BothMustHold) {
   PathSelector s(cfg(), 1, 1);
   EXPECT_TRUE(s.better(790000, 1000000));   // 0.79 < 0.8 and 210 ns > 75 ns
@@ -98,6 +113,39 @@ TEST(TelemetryRound, NoBetterPathKeepsTheCurrentOne) {
   s.on_ack_delay(first, 100000);
   s.on_ptr(probes[0], 90000, 5 * kUs);
   EXPECT_FALSE(s.on_ptr(probes[1], 95000, 6 * kUs));
+  EXPECT_EQ(s.current_port(), first);
+  EXPECT_EQ(s.switches(), 0u);
+}
+
+TEST(TelemetryRound, ARoundEndingBeforeTheCurrentPathIsMeasuredLetsItsFirstAckDecide) {
+  // The flow's first round: the PTRs of idle alternatives come back before any ACK of the first data packets.
+  PathSelector s(cfg(8, 2), 9, 4);
+  const std::vector<std::uint16_t> probes = s.start(0);
+  const std::uint16_t first = s.current_port();
+  EXPECT_FALSE(s.on_ptr(probes[0], 30000, 2 * kUs));
+  EXPECT_FALSE(s.on_ptr(probes[1], 10000, 3 * kUs));  // the round ends: nothing to compare with yet
+  EXPECT_FALSE(s.round_open());
+  EXPECT_TRUE(s.decision_pending());
+  EXPECT_EQ(s.current_port(), first);
+  // The first ACK reflects 50 us of queuing on the current path: the best alternative (10 ns) is better.
+  EXPECT_TRUE(s.on_ack_delay(first, 50 * kUs));
+  EXPECT_EQ(s.current_port(), probes[1]);
+  EXPECT_EQ(s.current_delay(), 10000u);
+  EXPECT_FALSE(s.decision_pending());
+  EXPECT_EQ(s.switches(), 1u);
+}
+
+TEST(TelemetryRound, APendingAlternativeNotBetterThanTheFirstAckIsDropped) {
+  PathSelector s(cfg(8, 2), 9, 4);
+  const std::vector<std::uint16_t> probes = s.start(0);
+  const std::uint16_t first = s.current_port();
+  s.on_ptr(probes[0], 30000, 2 * kUs);
+  s.on_ptr(probes[1], 10000, 3 * kUs);
+  EXPECT_FALSE(s.on_ack_delay(static_cast<std::uint16_t>(first ^ 1), 50 * kUs));  // not the current path
+  EXPECT_TRUE(s.decision_pending());
+  EXPECT_FALSE(s.on_ack_delay(first, 60000));  // 10 ns vs 60 ns: only 50 ns apart (Delta2 x T = 75 ns)
+  EXPECT_FALSE(s.decision_pending());
+  EXPECT_FALSE(s.on_ack_delay(first, 50 * kUs));  // decided once: a later ACK alone moves nothing
   EXPECT_EQ(s.current_port(), first);
   EXPECT_EQ(s.switches(), 0u);
 }

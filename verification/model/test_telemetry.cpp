@@ -52,6 +52,27 @@ TEST(Telemetry, AccumulatedDelayIsTheQueueOnTheLine) {
   EXPECT_EQ(u(sim->summary()["telemetry"]["ptms_sent"]), 0u);
 }
 
+// The same line, with one more candidate (on a topology without groups it is the same path) and a PTM every
+// delta3 = 20 data packets. A PTM waits in the data queues, as data would, so its PTR brings back the data
+// queue it met; the line's data queue grows to about 100 T (previous test). Sent at control priority, a PTM
+// would pass the data queue and wait at most for the packet on the wire at each of the two switches: 2 T
+// (T = 88.64 ns). The PTRs' average is asserted above twice that.
+TEST(Telemetry, PtmsMeasureTheDataQueue) {
+  const std::string topo = write_temp("telemetry_line_ptm.txt",
+                                      "5 2 4\n3 4\n0 3 100Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n"
+                                      "2 4 100Gbps 1000ns 0\n3 4 100Gbps 1000ns 0\n");
+  auto sim = run(scenario({"topology.type=file", "topology.file=" + topo, "routing.policy=telemetry",
+                           "routing.telemetry.candidates=2", "routing.telemetry.initial_probes=0",
+                           "routing.telemetry.delta3=20", "workload.type=incast", "workload.incast.senders=2",
+                           "workload.incast.destination=2", "workload.size_bytes=102400", "nic.mtu_bytes=1024",
+                           "nic.transport=sr"}));
+  ASSERT_TRUE(sim->all_flows_completed());
+  const json j = sim->summary();
+  const json& tm = j["telemetry"];
+  ASSERT_GE(u(tm["ptrs_received"]), 6u);
+  EXPECT_GT(tm["ptr_delay_avg_ns"].get<double>(), 4 * 88.64);
+}
+
 // A leaf-spine of 2 leaves and 2 spines where every link loses 1% of the packets at random, under
 // selective repeat: every byte arrives once and in order to the application, some PTMs or PTRs are lost
 // and their rounds end on the timeout, and probing goes on to the end: with no congestion window a PTM
