@@ -8,7 +8,7 @@ set -euo pipefail
 core=(
   build-essential cmake pkg-config ccache
   libsystemc-dev libboost-dev libgtest-dev libgmock-dev
-  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev protobuf-compiler libprotobuf-dev
   python3
 )
 extra=(

@@ -18,7 +18,8 @@ std::string written(const Scenario& s, const std::string& dir) {
   std::string files = fmt::format("{}/summary.json, flows.csv, fct.txt, ports.csv, tables.json", dir);
   if (s.number("stats.sample_us") > 0) files += ", timeseries.csv";
   if (s.boolean("trace.enabled")) files += ", trace.json, packets.pcap";
-  if (s.string("workload.type") == "collective" || s.string("workload.type") == "jobs") files += ", collective_steps.csv";
+  const std::string& type = s.string("workload.type");
+  if (type == "collective" || type == "jobs" || type == "chakra") files += ", collective_steps.csv";
   return files;
 }
 

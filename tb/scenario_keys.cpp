@@ -327,13 +327,15 @@ std::vector<KeyDef> workload_keys() {
         {{"permutation", WorkloadType::permutation}, {"all_to_all", WorkloadType::all_to_all},
          {"random", WorkloadType::random}, {"uniform", WorkloadType::uniform},
          {"bit_reversal", WorkloadType::bit_reversal}, {"incast", WorkloadType::incast}, {"file", WorkloadType::file},
-         {"collective", WorkloadType::collective}, {"jobs", WorkloadType::jobs}},
+         {"collective", WorkloadType::collective}, {"jobs", WorkloadType::jobs},
+         {"chakra", WorkloadType::chakra}},
         "permutation: each host sends workload.size_bytes to one partner and receives from one; all_to_all; "
         "random: Poisson arrivals to random partners, sizes from workload.cdf at workload.load; uniform and "
         "bit_reversal: Poisson arrivals of workload.size_bytes messages at workload.load, to a random host or to "
         "the host whose index is the bit-reversed source index; incast: workload.incast.senders hosts to one; "
         "file: HPCC ns-3 flow file; collective: a collective operation (workload.collective.*) whose steps wait "
-        "for the data they depend on; jobs: several collectives on their own hosts, from workload.jobs_file."),
+        "for the data they depend on; jobs: several collectives on their own hosts, from workload.jobs_file; "
+        "chakra: a Chakra execution trace replayed (workload.chakra_dir)."),
       I("workload.size_bytes", "bytes", "1048576", 1, 1e12,
         "Flow size for permutation, all_to_all and incast; a collective's message size S (NCCL's definition)."),
       C<CollectiveOp>("workload.collective.op", "all_reduce",
@@ -354,6 +356,9 @@ std::vector<KeyDef> workload_keys() {
         "workload.collective.first_hosts)."),
       I("workload.collective.first_hosts", "", "0", 0, 1e7, "Collective: the first N hosts take part; 0: all."),
       I("workload.collective.iterations", "", "1", 1, 1e6, "Collective: how many times it runs, back to back."),
+      S("workload.chakra_dir", "",
+        "Chakra: a directory of per-rank execution trace files <name>.<rank>.et, rank r on host r; collectives "
+        "by workload.collective.algorithm (docs/collectives.md, \"Chakra execution traces\")."),
       S("workload.jobs_file", "", "Jobs: a YAML file listing the jobs (docs/collectives.md, \"Several jobs\")."),
       C<JobPlacement>("workload.placement", "packed",
         {{"packed", JobPlacement::packed}, {"spread", JobPlacement::spread}, {"random", JobPlacement::random}},

@@ -136,7 +136,11 @@ void Simulation::Releaser::release(std::uint32_t flow, Ps at) { sim->nics_[sim->
 void Simulation::add_flows() {
   auto& flows = flows_.flows();
   flows.resize(workload_.flows.size());
-  if (!workload_.deps.empty()) flows_.set_dependencies(workload_.deps, workload_.gap, &releaser_);
+  if (!workload_.deps.empty()) {
+    std::vector<Ps> floor(workload_.flows.size());  // a waiting flow starts no earlier than its own start
+    for (std::size_t i = 0; i < floor.size(); ++i) floor[i] = workload_.flows[i].start;
+    flows_.set_dependencies(workload_.deps, workload_.gap, &releaser_, workload_.dep_delay, floor);
+  }
   for (std::uint32_t id = 0; id < workload_.flows.size(); ++id) {
     const FlowSpec& spec = workload_.flows[id];
     Flow& f = flows[id];
@@ -286,6 +290,7 @@ nlohmann::json Simulation::summary() const {
   j["links"] = report_links(links_, topology_, end_time_);
   j["ports"] = report_ports(switches_);
   if (throughput_) j["throughput"] = throughput_->report();
+  if (!workload_.chakra.empty()) j["chakra"] = chakra_summary(workload_.chakra.front(), flows_);
   if (!workload_.collectives.empty()) j["collectives"] = collective_summary(workload_.collectives, flows_);
   Report r(flows_);
   report_components(r);
@@ -443,7 +448,7 @@ void Simulation::write_outputs(const OutputDir& out) const {
   out.write("ports.csv", [this](std::ostream& f) { write_ports_csv(f); });
   out.write("fct.txt", [this](std::ostream& f) { write_fct_txt(f); });
   if (series_) out.write("timeseries.csv", [this](std::ostream& f) { series_->write_csv(f); });
-  if (!workload_.collectives.empty())
+  if (!workload_.collectives.empty() || !workload_.chakra.empty())
     out.write("collective_steps.csv",
               [this](std::ostream& f) { write_collective_steps(f, workload_.collectives, flows_, topology_); });
   if (trace_) {

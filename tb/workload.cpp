@@ -272,6 +272,7 @@ Workload build_host_workload(const Scenario& s, const Topology& t) {
     case WorkloadType::file: from_flow_file(g); break;
     case WorkloadType::collective: build_collective(s, t, w); return w;  // in step order, with dependencies
     case WorkloadType::jobs: build_jobs(s, t, w); return w;
+    case WorkloadType::chakra: build_chakra(s, t, w); return w;
   }
   // A flow file may declare 0 flows (docs/input-files.md): the run is empty and ends at once. A generator
   // that makes none was given parameters that cannot mean anything.

@@ -9,6 +9,7 @@
 
 #include "tb/scenario.h"
 #include "tb/topology.h"
+#include "tb/workload_chakra.h"
 #include "tb/workload_collective.h"
 #include "tlm/common/units.h"
 
@@ -29,7 +30,10 @@ struct Workload {
   // after its last predecessor is delivered (empty when no flow waits).
   std::vector<std::pair<std::uint32_t, std::uint32_t>> deps;
   std::vector<Ps> gap;
+  std::vector<Ps> dep_delay;  // per dependency: the waiting flow starts no earlier than the delivery plus this
+                              // (execution traces' compute between them); empty: none
   std::vector<Collective> collectives;
+  std::vector<ChakraReplay> chakra;  // workload.type = chakra: what the replay made of the trace
 };
 
 Workload build_workload(const Scenario& s, const Topology& t);

@@ -81,10 +81,13 @@ class FlowTable {
   // Returns true when this was the last flow.
   bool mark_completed() { return ++completed_ == flows_.size(); }
 
-  // Dependencies (collective steps): flow `after` starts `gap` after the last of its predecessors is
-  // delivered; a flow with predecessors has no start time of its own. Set before the run, with a releaser.
+  // Dependencies (collective steps, execution traces): flow `after` starts when every predecessor has been
+  // delivered, `gap` after the last of them, and no earlier than each predecessor's delivery plus its edge's
+  // delay (`edge_delay`, parallel to `before_after`; empty: none) nor than its `floor` (empty: none). A flow
+  // with predecessors has no start time of its own. Set before the run, with a releaser.
   void set_dependencies(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& before_after,
-                        const std::vector<Ps>& gap, FlowReleaser* releaser);
+                        const std::vector<Ps>& gap, FlowReleaser* releaser, const std::vector<Ps>& edge_delay = {},
+                        const std::vector<Ps>& floor = {});
   bool waits(std::uint32_t id) const { return !waits_.empty() && waits_[id] > 0; }
   // Flow f is delivered: its successors that wait for nothing else start.
   void delivered(const Flow& f, Ps now) {
@@ -98,6 +101,8 @@ class FlowTable {
   std::vector<std::uint32_t> waits_;       // per flow: predecessors not yet delivered
   std::vector<std::uint32_t> succ_begin_;  // per flow + 1: where its successors start in succ_
   std::vector<std::uint32_t> succ_;
+  std::vector<Ps> succ_delay_;  // per edge in succ_ order; empty when no edge has a delay
+  std::vector<Ps> ready_;       // per flow: the latest delivery + edge delay seen so far, and its floor
   std::vector<Ps> gap_;
   FlowReleaser* releaser_ = nullptr;
 };

@@ -154,7 +154,8 @@ std::unique_ptr<Transport> make_transport(NicContext& ctx) {
 }
 
 void FlowTable::set_dependencies(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& before_after,
-                                 const std::vector<Ps>& gap, FlowReleaser* releaser) {
+                                 const std::vector<Ps>& gap, FlowReleaser* releaser, const std::vector<Ps>& edge_delay,
+                                 const std::vector<Ps>& floor) {
   const std::size_t n = flows_.size();
   waits_.assign(n, 0);
   succ_begin_.assign(n + 1, 0);
@@ -164,8 +165,15 @@ void FlowTable::set_dependencies(const std::vector<std::pair<std::uint32_t, std:
   }
   for (std::size_t i = 0; i < n; ++i) succ_begin_[i + 1] += succ_begin_[i];
   succ_.resize(before_after.size());
+  succ_delay_.assign(edge_delay.empty() ? 0 : before_after.size(), 0);
   std::vector<std::uint32_t> fill(succ_begin_.begin(), succ_begin_.end() - 1);
-  for (const auto& [before, after] : before_after) succ_[fill[before]++] = after;
+  for (std::size_t e = 0; e < before_after.size(); ++e) {
+    const auto [before, after] = before_after[e];
+    if (!edge_delay.empty()) succ_delay_[fill[before]] = edge_delay[e];
+    succ_[fill[before]++] = after;
+  }
+  ready_ = floor;
+  ready_.resize(n, 0);
   gap_ = gap;
   gap_.resize(n, 0);
   releaser_ = releaser;
@@ -174,7 +182,8 @@ void FlowTable::set_dependencies(const std::vector<std::pair<std::uint32_t, std:
 void FlowTable::release_successors(std::uint32_t id, Ps now) {
   for (std::uint32_t k = succ_begin_[id]; k < succ_begin_[id + 1]; ++k) {
     const std::uint32_t s = succ_[k];
-    if (--waits_[s] == 0) releaser_->release(s, now + gap_[s]);
+    ready_[s] = std::max(ready_[s], now + (succ_delay_.empty() ? 0 : succ_delay_[k]));
+    if (--waits_[s] == 0) releaser_->release(s, std::max(ready_[s], now + gap_[s]));
   }
 }
 
