@@ -120,11 +120,11 @@ class Transport : public Reporting {
     if (cc_) cc_->on_timeout(f);
     on_timeout(f);
   }
-  // Sender side: a CNP of the flow arrived (rate-based control); a data packet of `wire_bytes` went.
   // Sender side: the flow moved to another path (telemetry routing); its congestion control restarts.
   void path_changed(const Flow& f) {
     if (cc_) cc_->on_path_change(f);
   }
+  // Sender side: a CNP of the flow arrived (rate-based control); a data packet of `wire_bytes` went.
   void receive_cnp(Flow& f) {
     if (cc_) cc_->on_cnp(f);
   }
