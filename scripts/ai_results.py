@@ -27,7 +27,7 @@ TOPOLOGIES = {
     "fattree": {"topology.type": "fat_tree", "topology.fat_tree.k": 16},
     # 33 groups of 8 switches with 4 hosts each: 1056 hosts; a rack is a switch's 4 hosts.
     "dragonfly": {"topology.type": "dragonfly", "topology.dragonfly.a": 8, "topology.dragonfly.p": 4,
-                  "topology.dragonfly.h": 4},
+                  "topology.dragonfly.h": 4, "topology.dragonfly.groups": 33},
 }
 # Each scheme's own keys on top of the common ones. Telemetry routing runs as its paper does: LERP
 # (selective repeat, DCTCP-like control) on a lossy fabric with ECN.

@@ -66,7 +66,8 @@ def main():
                     for name, stem in SCHEMES:
                         sets = {"workload.pattern": pattern, "workload.pairs": pairs, "sim.seed": seed,
                                 "workload.size_bytes": a.size_bytes, "topology.dragonfly.a": aa,
-                                "topology.dragonfly.p": p, "topology.dragonfly.h": h}
+                                "topology.dragonfly.p": p, "topology.dragonfly.h": h,
+                                "topology.dragonfly.groups": aa * h + 1}
                         j = run_point(a.netasic, os.path.join(CONFIGS, f"d1-adv1-{stem}.yaml"), sets)
                         row = {"shape": a.shape, "scheme": name, "pattern": pattern, "pairs": pairs, "seed": seed,
                                "status": "done" if j else "failed"}

@@ -80,7 +80,9 @@ std::vector<KeyDef> run_topology_link_keys() {
       I("topology.dragonfly.p", "", "2", 1, 255, "Dragonfly: hosts per switch."),
       I("topology.dragonfly.h", "", "2", 1, 255, "Dragonfly: global links per switch."),
       I("topology.dragonfly.groups", "", "0", 0, 4096,
-        "Dragonfly: groups, fully connected by global links; 0 means a*h+1 (one global link per group pair)."),
+        "Dragonfly: groups, joined by global links in rounds (each round links every pair of groups once while "
+        "both have one of their a*h global ports free), so a pair gets floor(a*h/(groups-1)) links or one more; "
+        "a*h+1 gives the canonical one link per pair; 0 means floor(a*h/2)+1 (two or more links per pair)."),
       S("topology.file", "", "Topology file in the HPCC ns-3 format (used when topology.type is file)."),
       I("topology.torus.x", "", "4", 2, 64, "2D torus: switches along x (rings wrap around)."),
       I("topology.torus.y", "", "4", 2, 64, "2D torus: switches along y."),

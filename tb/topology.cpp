@@ -144,9 +144,9 @@ Topology dragonfly(const Scenario& s, double rate, double delay) {
   const auto p = static_cast<std::uint32_t>(s.integer("topology.dragonfly.p"));
   const auto h = static_cast<std::uint32_t>(s.integer("topology.dragonfly.h"));
   auto g = static_cast<std::uint32_t>(s.integer("topology.dragonfly.groups"));
-  if (g == 0) g = a * h + 1;
+  if (g == 0) g = a * h / 2 + 1;  // at least two global links between each pair of groups
   if (g < 2 || g > a * h + 1)
-    throw InputError(fmt::format("topology.dragonfly.groups = {}: accepted 2..a*h+1 = {} (0 means a*h+1)", g, a * h + 1));
+    throw InputError(fmt::format("topology.dragonfly.groups = {}: accepted 2..a*h+1 = {} (0 means a*h/2+1)", g, a * h + 1));
   if (p + (a - 1) + h > kMaxSwitchRadix)
     throw InputError(fmt::format("topology.dragonfly: p + a-1 + h = {} ports exceeds the {}-port switch", p + a - 1 + h,
                                  kMaxSwitchRadix));
@@ -177,8 +177,11 @@ Topology dragonfly(const Scenario& s, double rate, double delay) {
         progress = true;
       }
   }
-  t.description = fmt::format("dragonfly a={} p={} h={} groups={}: {} hosts, {} switches, {} global links", a, p, h,
-                              g, hosts, switches, globals);
+  const std::uint32_t fewest = a * h / (g - 1), most = fewest + (a * h % (g - 1) ? 1 : 0);
+  t.description = fmt::format("dragonfly a={} p={} h={} groups={}: {} hosts, {} switches, {} global links ({} per "
+                              "pair of groups)",
+                              a, p, h, g, hosts, switches, globals,
+                              fewest == most ? std::to_string(fewest) : fmt::format("{} or {}", fewest, most));
   return t;
 }
 

@@ -65,9 +65,10 @@ TEST(Network, DragonflyUgalCompletesLosslessly) {
 }
 
 TEST(Network, DragonflyValiantTakesLongerPathsThanMinimal) {
-  // Valiant crosses a random intermediate group: more hops per packet than minimal routing would take.
-  auto sim = run(scenario({"topology.type=dragonfly", "routing.policy=valiant", "workload.type=permutation",
-                           "workload.size_bytes=65536"}));
+  // Valiant crosses a random intermediate group: more hops per packet than minimal routing would take
+  // (the canonical dragonfly, one global link per pair of groups: 9 groups of 8 hosts).
+  auto sim = run(scenario({"topology.type=dragonfly", "topology.dragonfly.groups=9", "routing.policy=valiant",
+                           "workload.type=permutation", "workload.size_bytes=65536"}));
   ASSERT_TRUE(sim->all_flows_completed());
   const auto j = sim->summary();
   const double data_hops_per_packet =

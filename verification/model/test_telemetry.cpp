@@ -108,7 +108,7 @@ TEST(Telemetry, OnePercentLossEveryByteDeliveredAndProbingNeverStalls) {
 // than that link's rate, as the paper's Figure 5b.
 TEST(Telemetry, Adv1OnD1BeatsTheDirectGlobalLink) {
   auto sim = run(scenario({"topology.type=dragonfly", "topology.dragonfly.a=4", "topology.dragonfly.p=2",
-                           "topology.dragonfly.h=2", "link.rate_gbps=100", "link.flow_control=lossy",
+                           "topology.dragonfly.h=2", "topology.dragonfly.groups=9", "link.rate_gbps=100", "link.flow_control=lossy",
                            "switch.egress_queue_bytes=1048576", "switch.ecn_threshold_bytes=131072",
                            "routing.policy=telemetry", "nic.transport=sr", "nic.cc=dctcp", "nic.mtu_bytes=1024",
                            "nic.rto_us=200", "workload.pattern=adv1", "workload.pairs=32",

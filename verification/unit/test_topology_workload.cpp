@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <unistd.h>
 
@@ -60,9 +61,27 @@ TEST(Topology, LeafSpineAsymmetry) {
   EXPECT_THROW(build_topology(with({"topology.type=leaf_spine", "topology.leaf_spine.slow_links=0-0:2"})), InputError);
 }
 
+// The default dragonfly (groups 0: a*h/2+1) joins every pair of groups by two global links, so minimal
+// routing has two global paths between two groups; a*h+1 groups give the canonical one.
+TEST(Topology, DefaultDragonflyHasTwoGlobalLinksPerPairOfGroups) {
+  const Topology t = build_topology(with({"topology.type=dragonfly"}));  // a=4, p=2, h=2: 5 groups
+  EXPECT_EQ(t.switches(), 20u);
+  EXPECT_EQ(t.hosts(), 40u);
+  std::map<std::pair<std::uint32_t, std::uint32_t>, int> per_pair;
+  for (const auto& l : t.links)
+    if (t.is_switch(l.a) && t.is_switch(l.b)) {
+      const auto ga = t.group_of[static_cast<std::size_t>(t.switch_index[l.a])];
+      const auto gb = t.group_of[static_cast<std::size_t>(t.switch_index[l.b])];
+      if (ga != gb) ++per_pair[{std::min(ga, gb), std::max(ga, gb)}];
+    }
+  EXPECT_EQ(per_pair.size(), 10u);
+  for (const auto& [pair, links] : per_pair) EXPECT_EQ(links, 2) << pair.first << "-" << pair.second;
+  EXPECT_NE(t.description.find("20 global links (2 per pair of groups)"), std::string::npos) << t.description;
+}
+
 TEST(Topology, DragonflyIsFullyConnectedBetweenGroups) {
   const Topology t = build_topology(with({"topology.type=dragonfly", "topology.dragonfly.a=4", "topology.dragonfly.p=2",
-                                          "topology.dragonfly.h=2"}));
+                                          "topology.dragonfly.h=2", "topology.dragonfly.groups=9"}));
   EXPECT_EQ(t.switches(), 36u);
   EXPECT_EQ(t.hosts(), 72u);
   std::set<std::pair<std::uint32_t, std::uint32_t>> pairs;

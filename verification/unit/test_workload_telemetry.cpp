@@ -22,6 +22,7 @@ Scenario with(std::initializer_list<std::string> sets) {
 Scenario dragonfly(int h, const std::string& pattern, int pairs, int seed = 1) {
   return with({"topology.type=dragonfly", "topology.dragonfly.h=" + std::to_string(h),
                "topology.dragonfly.a=" + std::to_string(2 * h), "topology.dragonfly.p=" + std::to_string(h),
+               "topology.dragonfly.groups=" + std::to_string(2 * h * h + 1),
                "workload.pattern=" + pattern, "workload.pairs=" + std::to_string(pairs),
                "sim.seed=" + std::to_string(seed)});
 }
