@@ -6,7 +6,7 @@
 namespace netasic {
 
 enum class TopologyType { fat_tree, leaf_spine, dragonfly, torus, irregular, file };
-enum class WorkloadType { permutation, all_to_all, random, uniform, bit_reversal, incast, file, collective, jobs, chakra };
+enum class WorkloadType { permutation, all_to_all, random, uniform, bit_reversal, incast, file, collective, jobs, chakra, none };
 enum class LinkFlowControl { lossless, lossy };
 enum class UpDownMode { automatic, on, off };
 enum class FlowcutTableImpl { model, rtl, rtl_sc };

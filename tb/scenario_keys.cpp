@@ -270,6 +270,13 @@ std::vector<KeyDef> nic_keys() {
       I("nic.sr.sack_blocks", "", "3", 1, 4,
         "Selective repeat: received ranges above the cumulative point per SACK (8 bytes each on top of "
         "nic.ack_bytes): the range of the packet acknowledged first, then the lowest."),
+      B("nic.host_interface", "false",
+        "Each NIC gets a host interface (docs/tlm.md): a register target, a DMA initiator to host memory and an "
+        "interrupt, for host models of a virtual platform; its messages carry their bytes. The run then ends "
+        "when SystemC has nothing left to do, not when the workload's flows are done. Not with nic.transport reorder."),
+      N("nic.host.mmio_ns", "ns", "100", 0, 1e6, "Host interface: latency a register access adds to its delay."),
+      I("nic.host.max_message_bytes", "bytes", "1073741824", 1, 4294967295.0,
+        "Host interface: the longest message a send descriptor may give (longer: a descriptor error)."),
       C<CongestionControlKind>("nic.cc", "none", congestion_control_choices(),
         "Congestion control at the source NIC: none (only nic.window_bytes), or dctcp: data packets carry ECT, "
         "switches mark CE above switch.ecn_threshold_bytes, the receiver echoes the marks, and each flow keeps "
@@ -330,14 +337,15 @@ std::vector<KeyDef> workload_keys() {
          {"random", WorkloadType::random}, {"uniform", WorkloadType::uniform},
          {"bit_reversal", WorkloadType::bit_reversal}, {"incast", WorkloadType::incast}, {"file", WorkloadType::file},
          {"collective", WorkloadType::collective}, {"jobs", WorkloadType::jobs},
-         {"chakra", WorkloadType::chakra}},
+         {"chakra", WorkloadType::chakra}, {"none", WorkloadType::none}},
         "permutation: each host sends workload.size_bytes to one partner and receives from one; all_to_all; "
         "random: Poisson arrivals to random partners, sizes from workload.cdf at workload.load; uniform and "
         "bit_reversal: Poisson arrivals of workload.size_bytes messages at workload.load, to a random host or to "
         "the host whose index is the bit-reversed source index; incast: workload.incast.senders hosts to one; "
         "file: HPCC ns-3 flow file; collective: a collective operation (workload.collective.*) whose steps wait "
         "for the data they depend on; jobs: several collectives on their own hosts, from workload.jobs_file; "
-        "chakra: a Chakra execution trace replayed (workload.chakra_dir)."),
+        "chakra: a Chakra execution trace replayed (workload.chakra_dir); none: no flows of its own, the messages "
+        "of the NICs' host interfaces are the traffic (needs nic.host_interface on; docs/tlm.md)."),
       I("workload.size_bytes", "bytes", "1048576", 1, 1e12,
         "Flow size for permutation, all_to_all and incast; a collective's message size S (NCCL's definition)."),
       C<CollectiveOp>("workload.collective.op", "all_reduce",

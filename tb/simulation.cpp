@@ -36,6 +36,7 @@ Simulation::~Simulation() {
   auto newest_first = [](auto& modules) {
     while (!modules.empty()) modules.pop_back();
   };
+  newest_first(host_ifs_);
   newest_first(nics_);
   newest_first(switches_);
   newest_first(links_);
@@ -73,6 +74,7 @@ void Simulation::elaborate() {
     nics_.push_back(std::make_unique<Nic>(fmt::format("nic{}", h).c_str(), *fabric_, nic_config_, flows_, h, seed));
   bind_ports();
   add_flows();
+  if (s.boolean("nic.host_interface")) make_host_interfaces();
 }
 
 // Two links per topology link, [2i] a->b and [2i+1] b->a, each advertising its receiver's credits.
@@ -143,19 +145,8 @@ void Simulation::add_flows() {
   }
   for (std::uint32_t id = 0; id < workload_.flows.size(); ++id) {
     const FlowSpec& spec = workload_.flows[id];
-    Flow& f = flows[id];
-    f.id = id;
-    f.src = spec.src;
-    f.dst = spec.dst;
-    f.size_bytes = spec.size_bytes;
-    f.start = flows_.waits(id) ? kNever : spec.start;  // a waiting flow gets its start when released
-    f.tclass = spec.tclass;
-    f.key.src_addr = 0x0A000000u + spec.src;
-    f.key.dst_addr = 0x0A000000u + spec.dst;
-    f.key.src_port = static_cast<std::uint16_t>(49152 + id % 16384);
-    f.key.dst_port = spec.dport;
-    const auto bytes = f.key.bytes();
-    f.hash = crc32(bytes.data(), bytes.size());
+    define_flow(id, spec);
+    if (flows_.waits(id)) flows[id].start = kNever;  // a waiting flow gets its start when released
     nics_[spec.src]->add_flow(id);
     nics_[spec.dst]->add_incoming_flow(id);
   }
@@ -166,6 +157,22 @@ void Simulation::add_flows() {
         scenario_.number("workload.throughput_warmup"));
     throughput_->start();
   }
+}
+
+void Simulation::define_flow(std::uint32_t id, const FlowSpec& spec) {
+  Flow& f = flows_[id];
+  f.id = id;
+  f.src = spec.src;
+  f.dst = spec.dst;
+  f.size_bytes = spec.size_bytes;
+  f.start = spec.start;
+  f.tclass = spec.tclass;
+  f.key.src_addr = 0x0A000000u + spec.src;
+  f.key.dst_addr = 0x0A000000u + spec.dst;
+  f.key.src_port = static_cast<std::uint16_t>(49152 + id % 16384);
+  f.key.dst_port = spec.dport;
+  const auto bytes = f.key.bytes();
+  f.hash = crc32(bytes.data(), bytes.size());
 }
 
 std::uint64_t Simulation::packet_hops() const {
@@ -292,6 +299,7 @@ nlohmann::json Simulation::summary() const {
   if (throughput_) j["throughput"] = throughput_->report();
   if (!workload_.chakra.empty()) j["chakra"] = chakra_summary(workload_.chakra.front(), flows_);
   if (!workload_.collectives.empty()) j["collectives"] = collective_summary(workload_.collectives, flows_);
+  if (!host_ifs_.empty()) j["host_interface"] = host_interface_summary();
   Report r(flows_);
   report_components(r);
   r.write_sections(j);

@@ -18,6 +18,7 @@
 #include "tlm/model/flow.h"
 #include "tlm/model/link.h"
 #include "tlm/model/nic.h"
+#include "tlm/model/nic_host.h"
 #include "tlm/model/report.h"
 #include "tlm/model/routing.h"
 #include "tlm/model/switch.h"
@@ -66,6 +67,10 @@ class Simulation {
   const std::vector<std::unique_ptr<Switch>>& switches() const { return switches_; }
   const std::vector<std::unique_ptr<Nic>>& nics() const { return nics_; }
   const std::vector<std::unique_ptr<Link>>& links() const { return links_; }
+  // nic.host_interface: host h's interface, to bind a host model's sockets to before the run (docs/tlm.md);
+  // InputError when the scenario has none, or h is no host.
+  NicHost& host_interface(std::uint32_t host);
+  bool has_host_interfaces() const { return !host_ifs_.empty(); }
   const RoutingTable& routing() const { return *routing_; }
   Fabric& fabric() { return *fabric_; }
   const Fabric& fabric() const { return *fabric_; }
@@ -80,6 +85,9 @@ class Simulation {
   void make_switches(const SwitchConfig& base, const BufferConfig& buffers, std::uint8_t vcs);
   void bind_ports();
   void add_flows();
+  void define_flow(std::uint32_t id, const FlowSpec& spec);  // identity, key and hash of flows_[id]
+  void make_host_interfaces();  // tb/simulation_host.cpp
+  nlohmann::json host_interface_summary() const;
   void report_components(Report& r) const;
 
   Scenario scenario_;
@@ -97,6 +105,19 @@ class Simulation {
   std::vector<std::unique_ptr<Switch>> switches_;
   std::vector<std::unique_ptr<Nic>> nics_;
   std::vector<std::unique_ptr<Link>> links_;  // two per topology link: [2i] a->b, [2i+1] b->a
+  // nic.host_interface: messages start as flows of the table while the model runs (tb/simulation_host.cpp).
+  struct HostMessages : MessageFabric, FlowListener {
+    Simulation* sim;
+    std::vector<std::uint32_t> tags;  // per flow id (0 for the workload's flows)
+    explicit HostMessages(Simulation* s) : sim(s) {}
+    std::uint32_t hosts() const override;
+    std::uint32_t start_message(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint32_t tag) override;
+    std::uint32_t tag_of(std::uint32_t flow) const override { return flow < tags.size() ? tags[flow] : 0; }
+    void sender_done(const Flow& f) override;
+    void delivered(const Flow& f) override;
+  };
+  std::unique_ptr<HostMessages> host_messages_;
+  std::vector<std::unique_ptr<NicHost>> host_ifs_;
   std::unique_ptr<ThroughputProbe> throughput_;  // workload.pattern: steady-state throughput
   NodePorts ports_;  // per node: its ports in topology link order
   NicConfig nic_config_;

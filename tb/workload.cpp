@@ -273,6 +273,12 @@ Workload build_host_workload(const Scenario& s, const Topology& t) {
     case WorkloadType::collective: build_collective(s, t, w); return w;  // in step order, with dependencies
     case WorkloadType::jobs: build_jobs(s, t, w); return w;
     case WorkloadType::chakra: build_chakra(s, t, w); return w;
+    case WorkloadType::none:
+      if (!s.boolean("nic.host_interface"))
+        throw InputError(fmt::format("workload.type = none ({}) needs nic.host_interface = true: without host "
+                                     "interfaces the run has no traffic at all", s.origin("workload.type")));
+      w.description = "none: the messages of the NICs' host interfaces";
+      return w;
   }
   // A flow file may declare 0 flows (docs/input-files.md): the run is empty and ends at once. A generator
   // that makes none was given parameters that cannot mean anything.

@@ -15,6 +15,7 @@
 #include "tlm/model/flowcut.h"
 #include "tlm/model/link.h"
 #include "tlm/model/nic.h"
+#include "tlm/model/nic_host.h"
 #include "tlm/model/routing.h"
 #include "tlm/model/switch.h"
 
@@ -42,6 +43,8 @@ FlowcutParams build_flowcut_params(const Scenario& s, const Topology& t, const R
 // --- NIC (tb/config/nic.cpp): transport, congestion control and the reorder buffer ---
 // `flowcut` is the run's Flowcut parameters (nullptr unless routing.policy is flowcut).
 NicConfig build_nic_config(const Scenario& s, const Topology& t, const FlowcutParams* flowcut);
+// nic.host_interface: the host interfaces' settings (not with the reorder transport).
+NicHostConfig build_nic_host_config(const Scenario& s, const NicConfig& nic);
 
 // --- Buffers, links, the fabric (tb/config/link.cpp) ---
 struct BufferConfig {

@@ -123,4 +123,16 @@ NicConfig build_nic_config(const Scenario& s, const Topology& t, const FlowcutPa
   return nic_config;
 }
 
+NicHostConfig build_nic_host_config(const Scenario& s, const NicConfig& nic) {
+  if (nic.transport == TransportKind::reorder)
+    throw InputError(fmt::format("nic.host_interface = true ({}) does not work with nic.transport = reorder ({}): "
+                                 "the rearrange buffers are sized for the flows known before the run",
+                                 s.origin("nic.host_interface"), s.origin("nic.transport")));
+  NicHostConfig c;
+  c.mtu_bytes = nic.mtu_bytes;
+  c.mmio_ps = ns_to_ps(s.number("nic.host.mmio_ns"));
+  c.max_message_bytes = static_cast<std::uint64_t>(s.integer("nic.host.max_message_bytes"));
+  return c;
+}
+
 }  // namespace netasic

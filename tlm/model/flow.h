@@ -71,6 +71,15 @@ class FlowReleaser {
   virtual void release(std::uint32_t flow, Ps at) = 0;
 };
 
+// Told when a flow's source has every byte acknowledged and when its destination has every byte in order
+// (the NICs' host interfaces, tlm/model/nic_host.h). Called from inside the fabric's method.
+class FlowListener {
+ public:
+  virtual ~FlowListener() = default;
+  virtual void sender_done(const Flow& f) = 0;
+  virtual void delivered(const Flow& f) = 0;
+};
+
 class FlowTable {
  public:
   std::vector<Flow>& flows() { return flows_; }
@@ -78,8 +87,19 @@ class FlowTable {
   Flow& operator[](std::uint32_t id) { return flows_[id]; }
   std::size_t size() const { return flows_.size(); }
   std::uint64_t completed() const { return completed_; }
-  // Returns true when this was the last flow.
-  bool mark_completed() { return ++completed_ == flows_.size(); }
+  // Returns true when this was the last flow, and no more may come (keep_open).
+  bool mark_completed() { return ++completed_ == flows_.size() && !open_; }
+  // Flows may be added while the model runs (host-interface messages): the run does not end when the
+  // flows known so far are complete.
+  void keep_open() { open_ = true; }
+  bool open() const { return open_; }
+  void set_listener(FlowListener* l) { listener_ = l; }
+  // The source has every byte of f acknowledged.
+  void sender_finished(Flow& f) {
+    if (f.sender_done) return;
+    f.sender_done = true;
+    if (listener_) listener_->sender_done(f);
+  }
 
   // Dependencies (collective steps, execution traces): flow `after` starts when every predecessor has been
   // delivered, `gap` after the last of them, and no earlier than each predecessor's delivery plus its edge's
@@ -91,7 +111,8 @@ class FlowTable {
   bool waits(std::uint32_t id) const { return !waits_.empty() && waits_[id] > 0; }
   // Flow f is delivered: its successors that wait for nothing else start.
   void delivered(const Flow& f, Ps now) {
-    if (!succ_begin_.empty()) release_successors(f.id, now);
+    if (f.id + 1 < succ_begin_.size()) release_successors(f.id, now);  // flows added later have none
+    if (listener_) listener_->delivered(f);
   }
 
  private:
@@ -105,6 +126,8 @@ class FlowTable {
   std::vector<Ps> ready_;       // per flow: the latest delivery + edge delay seen so far, and its floor
   std::vector<Ps> gap_;
   FlowReleaser* releaser_ = nullptr;
+  FlowListener* listener_ = nullptr;
+  bool open_ = false;
 };
 
 // Why a flow's source NIC holds it (the packet trace shows each hold as a slice on the flow's track).

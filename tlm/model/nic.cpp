@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tlm/common/error.h"
+#include "tlm/model/nic_host.h"
 
 namespace netasic {
 
@@ -153,6 +154,7 @@ void Nic::deliver(Packet* p) {
 void Nic::receive_data(Packet* p) {
   // The transport takes the packet (and turns it into its ACK, or frees it).
   if (telemetry_) telemetry_->on_arrival(flows_[p->flow], p);
+  if (host_if_) host_if_->take_bytes(flows_[p->flow], p);
   if (transport_->receive_data(flows_[p->flow], p)) try_send();
 }
 
@@ -208,6 +210,7 @@ Packet* Nic::build_data_packet(Flow& f, const SendChoice& c) {
   p->vc = kNicDataVc;
   p->ect = transport_->ecn_capable() ? 1 : 0;
   p->packets_left = f.packets - c.psn - 1;
+  if (host_if_) host_if_->attach_bytes(f, p);
   if (flowcut_) nic_flowcut_send(f, p);
   p->retransmit = c.resend || c.psn < f.sent_high ? 1 : 0;
   if (p->retransmit) {

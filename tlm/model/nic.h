@@ -34,6 +34,8 @@
 
 namespace netasic {
 
+class NicHost;
+
 // The transport (TransportKind, tlm/model/transport.h) and the congestion control (CongestionControlKind,
 // tlm/model/congestion_control.h) are chosen here once for every flow of the run.
 struct NicConfig {
@@ -151,6 +153,8 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
     hop.sum("frames_received_by_nics/resume", counters_.resume_frames);
   }
   std::uint32_t host() const { return host_; }
+  // The host interface (nic.host_interface, tlm/model/nic_host.h): data packets of its messages carry bytes.
+  void set_host(NicHost* h) { host_if_ = h; }
   // Per-flow events no wire shows (source holds, NIC-only flowcuts) go to `o` (the packet trace).
   void set_flow_observer(FlowEventObserver* o) { flow_observer_ = o; }
 
@@ -199,6 +203,7 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
   NicConfig config_;
   FlowTable& flows_;
   FlowEventObserver* flow_observer_ = nullptr;
+  NicHost* host_if_ = nullptr;
   std::uint32_t host_;
   Link* in_link_ = nullptr;
   Link* out_link_ = nullptr;

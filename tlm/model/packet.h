@@ -70,7 +70,10 @@ struct alignas(64) Packet {
   std::uint32_t ack_psn = 0;
   std::uint32_t ack_bytes = 0;
   Ps t_sent = 0;       // when the source NIC put it on the wire
-  Ps echo_ts = 0;
+  union {
+    Ps echo_ts = 0;         // ACK/NACK: the t_sent of the data packet it acknowledges
+    std::uint8_t* bytes;    // data packet of a host-interface message: its payload bytes (PacketPool::get_bytes)
+  };
   FlowKey key;
   std::uint8_t retransmit = 0;   // 1 when this is a resend
   std::uint8_t ece = 0;
@@ -137,12 +140,35 @@ class PacketPool {
     return p;
   }
   void put(Packet* p) {
+    if (byte_size_ && p->type == PacketType::data && p->bytes) release_bytes(p);
     p->next = free_;
     free_ = p;
     --in_use_;
   }
   std::size_t in_use() const { return in_use_; }
   std::size_t capacity() const { return chunks_.size() * chunk_; }
+
+  // Payload bytes, for the data packets that carry them (messages of the NICs' host interfaces): buffers
+  // of `size` bytes (the MTU) that a packet holds in `bytes` and gives back when it returns to the pool
+  // (or with release_bytes). Off (size 0) unless a host interface asks for it.
+  void enable_bytes(std::size_t size) {
+    if (byte_size_ == 0) byte_size_ = size;
+  }
+  std::size_t byte_size() const { return byte_size_; }
+  std::uint8_t* get_bytes() {
+    if (free_bytes_.empty()) {
+      byte_chunks_.emplace_back(new std::uint8_t[byte_size_ * kByteChunk]);
+      for (std::size_t i = 0; i < kByteChunk; ++i) free_bytes_.push_back(byte_chunks_.back().get() + i * byte_size_);
+    }
+    std::uint8_t* b = free_bytes_.back();
+    free_bytes_.pop_back();
+    return b;
+  }
+  void release_bytes(Packet* p) {
+    free_bytes_.push_back(p->bytes);
+    p->bytes = nullptr;
+  }
+  std::size_t bytes_in_use() const { return byte_chunks_.size() * kByteChunk - free_bytes_.size(); }
 
  private:
   // Chunks come from huge-page memory: packets in flight are touched at random all over the pool.
@@ -164,6 +190,10 @@ class PacketPool {
   Packet* free_ = nullptr;
   std::size_t in_use_ = 0;
   std::uint64_t next_id_ = 0;
+  static constexpr std::size_t kByteChunk = 256;
+  std::size_t byte_size_ = 0;
+  std::vector<std::unique_ptr<std::uint8_t[]>> byte_chunks_;
+  std::vector<std::uint8_t*> free_bytes_;
 };
 
 }  // namespace netasic

@@ -69,10 +69,22 @@ class PacketPayload {
   ~PacketPayload() { payload_.clear_extension(&ext_); }
   PacketPayload(const PacketPayload&) = delete;
   PacketPayload& operator=(const PacketPayload&) = delete;
-  // The payload for packet `p`: address = destination host, no byte contents.
+  // The payload for packet `p`: address = destination host; a data packet with byte contents (a
+  // host-interface message) is a write of its payload bytes, any other packet has none.
   tlm::tlm_generic_payload& with(Packet* p) {
     ext_.packet = p;
     payload_.set_address(p->dst_host);
+    if (p->type == PacketType::data && p->bytes) {
+      payload_.set_command(tlm::TLM_WRITE_COMMAND);
+      payload_.set_data_ptr(p->bytes);
+      payload_.set_data_length(p->payload_bytes);
+      payload_.set_streaming_width(p->payload_bytes);
+    } else if (payload_.get_data_ptr()) {
+      payload_.set_command(tlm::TLM_IGNORE_COMMAND);
+      payload_.set_data_ptr(nullptr);
+      payload_.set_data_length(0);
+      payload_.set_streaming_width(0);
+    }
     payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     return payload_;
   }

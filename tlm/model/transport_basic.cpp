@@ -53,7 +53,7 @@ class BasicTransport final : public Transport {
       ++f.acked_count;
       f.inflight_bytes -= std::min<std::uint64_t>(f.inflight_bytes, p->ack_bytes);
       f.last_ack = ctx_.now();
-      if (f.acked_count == f.packets) f.sender_done = true;
+      if (f.acked_count == f.packets) ctx_.flows.sender_finished(f);
     }
     // Acknowledged packet by packet: the cumulative point follows the acknowledged ones.
     while (s.acked_upto < f.packets && s.acked[s.acked_upto]) ++s.acked_upto;
@@ -218,7 +218,7 @@ std::uint32_t GoBackNTransport::on_ack(Flow& f, const Packet* p) {
       f.acked_count += sn + 1 - acked_upto;
       acked_upto = sn + 1;
       f.last_ack = ctx_.now();
-      if (f.acked_count == f.packets) f.sender_done = true;
+      if (f.acked_count == f.packets) ctx_.flows.sender_finished(f);
     }
   } else if (sn < f.packets && sn >= acked_upto && sn < f.next_psn) {
     // NACK: everything from sn on is resent.

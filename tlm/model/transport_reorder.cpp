@@ -326,7 +326,7 @@ void ReorderTransport::ack_upto(Flow& f, std::uint32_t sn) {
     s.injection_limited = false;  // every rejected packet acknowledged: back to unlimited injection
     s.li_credits = 0;
   }
-  if (f.acked_count == f.packets) f.sender_done = true;
+  if (f.acked_count == f.packets) ctx_.flows.sender_finished(f);
 }
 
 std::uint32_t ReorderTransport::on_ack(Flow& f, const Packet* p) {

@@ -157,7 +157,7 @@ std::uint32_t SelectiveRepeatTransport::on_ack(Flow& f, const Packet* p) {
     ++f.acked_count;
   }
   if (!result_.acked.empty()) f.last_ack = ctx_.now();
-  if (f.acked_count == f.packets) f.sender_done = true;
+  if (f.acked_count == f.packets) ctx_.flows.sender_finished(f);
   // Fast retransmit: each hole presumed lost goes before new data, lowest PSN first, without waiting for
   // the timeout.
   for (const std::uint32_t psn : result_.lost) s.resend.insert(psn);

@@ -12,6 +12,7 @@ cmake=${3:-cmake}
 # must exit 0). One line per project.
 projects=(
   "verification/install/consumer two_hosts link_example"
+  "examples/virtual-platform vp_lt vp_at"
 )
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/netasic-install.XXXXXX")
