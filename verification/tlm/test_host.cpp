@@ -17,6 +17,7 @@
 #include "tb/scenario.h"
 #include "tb/simulation.h"
 #include "tlm/common/error.h"
+#include "tlm/model/tlm_ports.h"
 
 namespace netasic {
 namespace {
@@ -309,6 +310,28 @@ TEST(HostInterface, NoReceiveBufferAndTruncationAreReported) {
   EXPECT_EQ(rx.tag, 2u);
   EXPECT_TRUE(p.same(0x10000, 0x40000, 6000));
   EXPECT_EQ(p.mem[1]->bytes[0x40000 + 6000], 0xee);  // not one byte past the buffer
+}
+
+// On the packet protocol, a data packet with bytes is a write of them (data pointer and length as the base
+// protocol means them); the next packet without bytes, through the same reused payload, has none again.
+TEST(HostInterface, APacketWithBytesIsAWriteOfThemOnThePacketProtocol) {
+  std::uint8_t buf[100] = {};
+  Packet with_bytes, plain;
+  with_bytes.bytes = buf;
+  with_bytes.payload_bytes = 100;
+  plain.payload_bytes = 4096;
+  PacketPayload payload;
+  tlm::tlm_generic_payload& t = payload.with(&with_bytes);
+  EXPECT_EQ(t.get_command(), tlm::TLM_WRITE_COMMAND);
+  EXPECT_EQ(t.get_data_ptr(), buf);
+  EXPECT_EQ(t.get_data_length(), 100u);
+  EXPECT_EQ(t.get_streaming_width(), 100u);
+  EXPECT_EQ(packet_of(t), &with_bytes);
+  tlm::tlm_generic_payload& u = payload.with(&plain);
+  EXPECT_EQ(u.get_command(), tlm::TLM_IGNORE_COMMAND);
+  EXPECT_EQ(u.get_data_ptr(), nullptr);
+  EXPECT_EQ(u.get_data_length(), 0u);
+  EXPECT_EQ(packet_of(u), &plain);
 }
 
 TEST(HostInterface, AskingForAnInterfaceTheScenarioHasNotIsAnInputError) {
