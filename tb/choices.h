@@ -12,6 +12,7 @@ enum class UpDownMode { automatic, on, off };
 enum class FlowcutTableImpl { model, rtl, rtl_sc };
 enum class FcScheduler { rr, drr };
 enum class Switched { on, off };  // an on/off choice key
+enum class Crossbar { single, tiled };  // switch.crossbar
 enum class AutoOnOff { automatic, on, off };  // an auto/on/off choice key
 enum class ReorderConnection { message, pair };
 

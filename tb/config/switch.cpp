@@ -66,6 +66,7 @@ SwitchConfig build_switch_config(const Scenario& s, RoutingPolicy policy, std::u
   sc.ports_per_tile = static_cast<std::uint16_t>(s.integer("switch.ports_per_tile"));
   sc.tile_columns = static_cast<std::uint16_t>(s.integer("switch.tile_columns"));
   sc.clock_ghz = s.number("switch.clock_ghz");
+  sc.tiled_crossbar = s.choice<Crossbar>("switch.crossbar") == Crossbar::tiled;
   sc.latency_ps = ns_to_ps(s.number("switch.latency_ns"));
   sc.ingress_ps = ns_to_ps(s.number("switch.ingress_latency_ns"));
   if (sc.ingress_ps >= sc.latency_ps)

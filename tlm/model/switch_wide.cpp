@@ -23,12 +23,15 @@ Switch::Try Switch::grant_input(OutPort& op, std::uint16_t o, std::uint8_t vc, s
   if (!shared) link->take_credits(vc, p->size_bytes);
   release_input(p);
   InPort& ip = in_ports_[i];
-  // Row bus of the input and the column channel from the input's row to the output.
+  // Row bus of the input into the tile crossbar's buffer, then the column channel from the input's row to
+  // the output (switch.crossbar tiled: a busy column does not hold the row bus; single: one circuit).
   const Ps now = fabric_.now();
   const std::size_t col = std::size_t{ip.row} * config_.radix + o;
-  const Ps xfer_start = std::max({now, ip.row_busy, column_busy_[col]});
   const Ps xfer = static_cast<Ps>(p->size_bytes * internal_ps_per_byte_ + 0.5);
-  ip.row_busy = column_busy_[col] = xfer_start + xfer;
+  const Ps row_start = std::max(now, ip.row_busy);
+  const Ps xfer_start = std::max(row_start, column_busy_[col]);
+  ip.row_busy = (config_.tiled_crossbar ? row_start : xfer_start) + xfer;
+  column_busy_[col] = xfer_start + xfer;
   p->t_ready = on_clock(xfer_start + xbar_ps_);
   if (shared) efc_->enqueue(o, p, now, fc_out_);
   else egress_push(o, static_cast<std::uint32_t>(eq - base), p);

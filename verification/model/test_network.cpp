@@ -137,3 +137,23 @@ TEST(NetworkUpDown, IrregularAdaptiveWithReorderEngineDeliversInOrder) {
 
 }  // namespace
 }  // namespace netasic
+
+namespace netasic {
+namespace {
+
+// A tiled crossbar (switch.crossbar tiled) moves a packet over the input's row bus into the tile crossbar's
+// buffer, then over the column channel, so a busy column does not hold the row bus. Per-packet spraying
+// of an 8 MiB permutation on a non-blocking leaf-spine (8 leaves, 8 spines, 8 hosts each) is then close to
+// ideal, as the Flowcut paper (Section IV, Fig. 8) finds spraying on a non-blocking fat tree: mean
+// slowdown within 10% of ideal. (Measured: 1.055; the single-circuit crossbar, whose row bus waits for a
+// busy column, gives 1.32 on the same run.)
+TEST(Network, SprayingIsCloseToIdealThroughATiledCrossbar) {
+  auto sim = test::run(test::scenario({"topology.type=leaf_spine", "topology.leaf_spine.spines=8",
+                                       "workload.type=permutation", "workload.size_bytes=8388608",
+                                       "routing.policy=spray", "switch.crossbar=tiled"}));
+  ASSERT_TRUE(sim->all_flows_completed());
+  EXPECT_LE(sim->summary()["flows"]["slowdown"]["avg"].get<double>(), 1.10);
+}
+
+}  // namespace
+}  // namespace netasic
