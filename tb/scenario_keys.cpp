@@ -51,7 +51,8 @@ std::vector<KeyDef> run_topology_link_keys() {
       N("sim.stall_timeout_us", "us", "100000", 0, 1e9,
         "Progress watchdog: stop the run (exit 3, outputs written) when flows are under way but no byte has "
         "been delivered for this long of simulated time (a link that loses nearly every packet, a flow paused "
-        "for ever); 0: never."),
+        "for ever); 0: never. Under nic.transport = tcp at least 15 x nic.tcp.min_rto_us (four backed-off "
+        "retransmission timeouts)."),
       N("sim.sync_quantum_ns", "ns", "1000", 0, 1e6,
         "TLM-2.0 temporal decoupling: how far the fabric's event queue may run ahead of SystemC time in one "
         "activation. Results do not depend on it (events still run in exact time order); 0 keeps the fabric "
@@ -261,14 +262,17 @@ std::vector<KeyDef> nic_keys() {
       I("nic.window_bytes", "bytes", "0", 0, 1e12, "Per-flow limit of unacknowledged bytes; 0 = no limit."),
       N("nic.latency_ns", "ns", "0", 0, 1e6, "Receive processing before an ACK can leave."),
       N("nic.rto_us", "us", "100", 0.001, 1e9,
-        "Retransmission timeout (go-back-N), armed only where packets can be lost (lossy links or error rates)."),
+        "Retransmission timeout (basic, gbn, sr, reorder), armed only where packets can be lost (lossy links or "
+        "error rates); tcp has its own (nic.tcp.min_rto_us)."),
       I("nic.rx_buffer_bytes", "bytes", "262144", 1024, 1e10, "NIC receive buffer (credits advertised to the switch)."),
       C<TransportKind>("nic.transport", "basic", transport_choices(),
         "basic: per-packet ACKs, unbounded reordering at the receiver; reorder: the rearrange-buffer engine "
         "with cumulative ACK / NACK (Martinez et al., IPDPS 2005), nic.reorder.*; gbn: go-back-N (RoCE-like): "
         "the receiver accepts only the expected PSN, drops the rest and NACKs once per gap, the sender "
         "resends from the NACKed PSN; sr: selective repeat with direct data placement, a SACK per packet and "
-        "fast retransmit of the holes (nic.sr.*)."),
+        "fast retransmit of the holes (nic.sr.*); tcp: loss-driven TCP (Reno / NewReno window, slow start, "
+        "fast retransmit and recovery, its own retransmission timer, delayed ACKs, segmentation offload "
+        "bursts, no pacing; nic.tcp.*, docs/tcp.md), with nic.cc none or dctcp."),
       I("nic.sr.dupthresh", "packets", "3", 1, 65536,
         "Selective repeat: a packet is presumed lost (and resent at once) when this many packets sent after "
         "it have been acknowledged; reordering by fewer packets never causes a resend."),
@@ -282,6 +286,30 @@ std::vector<KeyDef> nic_keys() {
       N("nic.host.mmio_ns", "ns", "100", 0, 1e6, "Host interface: latency a register access adds to its delay."),
       I("nic.host.max_message_bytes", "bytes", "1073741824", 1, 4294967295.0,
         "Host interface: the longest message a send descriptor may give (longer: a descriptor error)."),
+      N("nic.tcp.min_rto_us", "us", "200000", 0.001, 1e9,
+        "TCP: floor of the retransmission timeout max(min, srtt + 4 rttvar), and the timeout before the first "
+        "RTT sample; it doubles per expiry without progress, up to 120 s (200 ms: Linux, whose TCP the LetFlow "
+        "paper simulated). nic.rto_us does not apply to tcp."),
+      I("nic.tcp.ack_every", "packets", "2", 1, 65536,
+        "TCP: the receiver acknowledges every this many in-order packets (or at nic.tcp.delayed_ack_us); out of "
+        "order, duplicate and hole-filling packets are acknowledged at once."),
+      N("nic.tcp.delayed_ack_us", "us", "40000", 0, 1e9,
+        "TCP: the longest an in-order packet waits for its ACK (40 ms: Linux's delayed-ACK minimum)."),
+      I("nic.tcp.tso_bytes", "bytes", "65536", 0, 1e9,
+        "TCP segmentation offload: a flow that starts a burst sends up to this many payload bytes back to back "
+        "(the NIC's other flows wait) while its window allows; at most nic.mtu_bytes: no bursts (round-robin "
+        "per packet)."),
+      I("nic.tcp.initial_window_bytes", "bytes", "0", 0, 1e12,
+        "TCP: each flow's first window; 0: RFC 3390, min(4 MSS, max(2 MSS, 4380 B)) with MSS = nic.mtu_bytes "
+        "(Linux 2.6.26, the kernel the LetFlow paper simulated). Never below one nic.mtu_bytes."),
+      I("nic.tcp.dupthresh", "packets", "3", 1, 65536,
+        "TCP: duplicate ACKs that trigger a fast retransmit and fast recovery."),
+  };
+}
+
+// The NIC's congestion control and the reorder engine.
+std::vector<KeyDef> nic_cc_reorder_keys() {
+  return {
       C<CongestionControlKind>("nic.cc", "none", congestion_control_choices(),
         "Congestion control at the source NIC: none (only nic.window_bytes), or dctcp: data packets carry ECT, "
         "switches mark CE above switch.ecn_threshold_bytes, the receiver echoes the marks, and each flow keeps "
@@ -433,7 +461,7 @@ std::vector<KeyDef> trace_keys() {
 std::vector<KeyDef> build_keys() {
   std::vector<KeyDef> k;
   for (auto part : {run_topology_link_keys, switch_routing_keys, telemetry_keys, flowcut_letflow_keys, nic_keys,
-                    workload_keys, trace_keys})
+                    nic_cc_reorder_keys, workload_keys, trace_keys})
     for (auto& def : part()) k.push_back(std::move(def));
   return k;
 }

@@ -26,6 +26,10 @@ namespace netasic {
 Simulation::Simulation(const Scenario& scenario) : scenario_(scenario) {
   if (scenario_.boolean("sim.huge_pages")) prepare_huge_page_heap();
   stall_timeout_ps_ = static_cast<Ps>(scenario_.number("sim.stall_timeout_us") * 1e6 + 0.5);
+  // A TCP flow may sit out backed-off retransmission timeouts without delivering a byte: the watchdog
+  // waits for four of them (1 + 2 + 4 + 8 minimum RTOs) before it calls the run stalled.
+  if (stall_timeout_ps_ && scenario_.choice<TransportKind>("nic.transport") == TransportKind::tcp)
+    stall_timeout_ps_ = std::max(stall_timeout_ps_, static_cast<Ps>(15 * scenario_.number("nic.tcp.min_rto_us") * 1e6));
   elaborate();
   if (scenario_.boolean("trace.enabled")) trace_ = std::make_unique<PacketTrace>(scenario_, *this);
   if (scenario_.number("stats.sample_us") > 0) series_ = std::make_unique<TimeSeries>(scenario_, *this);

@@ -94,6 +94,25 @@ void build_telemetry(const Scenario& s, const Topology& t, NicConfig& nic) {
   c.mtu_time_ps = static_cast<Ps>(bytes * 8000.0 / rate);
 }
 
+// TCP (nic.transport tcp, tlm/blocks/tcp_reno.h): its own retransmission timer replaces the NIC's, always
+// armed (a flow recovers from a loss on any fabric), and the receive window is nic.window_bytes.
+void build_tcp(const Scenario& s, NicConfig& nic) {
+  TcpConfig& c = nic.tcp_config;
+  c.mss = nic.mtu_bytes;
+  c.initial_window = static_cast<std::uint64_t>(s.integer("nic.tcp.initial_window_bytes"));
+  c.max_window = nic.window_bytes;
+  c.dupthresh = static_cast<std::uint32_t>(s.integer("nic.tcp.dupthresh"));
+  c.min_rto = static_cast<Ps>(s.number("nic.tcp.min_rto_us") * kPsPerUs);
+  c.max_rto = std::max(c.max_rto, c.min_rto);
+  c.ack_every = static_cast<std::uint32_t>(s.integer("nic.tcp.ack_every"));
+  c.delayed_ack = static_cast<Ps>(s.number("nic.tcp.delayed_ack_us") * kPsPerUs);
+  c.tso_bytes = static_cast<std::uint64_t>(s.integer("nic.tcp.tso_bytes"));
+  nic.rto_ps = 0;
+  if (nic.cc == CongestionControlKind::dcqcn)
+    throw InputError("nic.transport = tcp takes nic.cc = none (loss only) or dctcp (loss and ECN), not dcqcn: a "
+                     "rate-based controller would pace what the TCP window clocks");
+}
+
 }  // namespace
 
 NicConfig build_nic_config(const Scenario& s, const Topology& t, const FlowcutParams* flowcut) {
@@ -120,6 +139,7 @@ NicConfig build_nic_config(const Scenario& s, const Topology& t, const FlowcutPa
   if (nic_config.cc == CongestionControlKind::dcqcn) build_dcqcn(s, t, nic_config);
   if (s.choice<RoutingPolicy>("routing.policy") == RoutingPolicy::telemetry) build_telemetry(s, t, nic_config);
   if (nic_config.transport == TransportKind::reorder) build_reorder(s, nic_config);
+  if (nic_config.transport == TransportKind::tcp) build_tcp(s, nic_config);
   return nic_config;
 }
 

@@ -58,6 +58,7 @@ struct NicConfig {
   // Selective repeat with direct data placement (nic.transport = sr).
   std::uint32_t sr_dupthresh = 3;    // packets sent later and acknowledged before a hole is presumed lost
   std::uint32_t sr_sack_blocks = 3;  // ranges per SACK (at most Packet::kMaxSackBlocks)
+  TcpConfig tcp_config{};            // nic.transport = tcp (tlm/blocks/tcp_reno.h)
   // Congestion control (nic.cc = dctcp): data packets carry ECT, the source keeps a window per flow.
   CongestionControlKind cc = CongestionControlKind::none;
   DctcpConfig dctcp_config{};

@@ -132,11 +132,12 @@ struct Registered {
   const char* name;  // the scenario's nic.transport
   std::unique_ptr<Transport> (*make)(NicContext&);
 };
-constexpr std::array<Registered, 4> kTransports{{
+constexpr std::array<Registered, 5> kTransports{{
     {TransportKind::basic, "basic", make_basic_transport},
     {TransportKind::reorder, "reorder", make_reorder_transport},
     {TransportKind::go_back_n, "gbn", make_go_back_n_transport},
     {TransportKind::selective_repeat, "sr", make_selective_repeat_transport},
+    {TransportKind::tcp, "tcp", make_tcp_transport},
 }};
 }  // namespace
 

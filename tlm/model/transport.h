@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tlm/blocks/tcp_reno.h"
 #include "tlm/model/congestion_control.h"
 #include "tlm/model/fabric.h"
 #include "tlm/model/flow.h"
@@ -39,7 +40,7 @@ class PacketBits {
 };
 
 // The end-to-end transport every flow of the run uses (nic.transport).
-enum class TransportKind : std::uint8_t { basic, reorder, go_back_n, selective_repeat };
+enum class TransportKind : std::uint8_t { basic, reorder, go_back_n, selective_repeat, tcp };
 
 struct NicConfig;
 struct NicCounters;
@@ -149,6 +150,7 @@ class Transport : public Reporting {
   virtual const ReorderBuffer* reorder_buffer() const { return nullptr; }
   virtual const std::vector<std::uint64_t>& reorder_histogram() const;  // empty but for the reorder transport
   virtual const SackReceiver* sack_receiver(const Flow&) const { return nullptr; }
+  virtual const TcpReno* tcp_window(const Flow&) const { return nullptr; }  // the tcp transport's sender
   virtual std::string sender_detail(const Flow& f) const;  // an unfinished flow's sender state
 
  protected:
@@ -207,10 +209,11 @@ std::unique_ptr<Transport> make_transport(NicContext& ctx);
 // Every registered transport's scenario name and enumerator (the nic.transport key's choices).
 std::vector<std::pair<const char*, TransportKind>> transport_choices();
 
-// The registered transports (transport_basic.cpp, transport_sr.cpp, transport_reorder.cpp).
+// The registered transports (transport_basic.cpp, transport_sr.cpp, transport_reorder.cpp, transport_tcp.cpp).
 std::unique_ptr<Transport> make_basic_transport(NicContext& ctx);
 std::unique_ptr<Transport> make_go_back_n_transport(NicContext& ctx);
 std::unique_ptr<Transport> make_selective_repeat_transport(NicContext& ctx);
 std::unique_ptr<Transport> make_reorder_transport(NicContext& ctx);
+std::unique_ptr<Transport> make_tcp_transport(NicContext& ctx);
 
 }  // namespace netasic
