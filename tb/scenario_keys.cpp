@@ -273,6 +273,13 @@ std::vector<KeyDef> nic_keys() {
         "fast retransmit of the holes (nic.sr.*); tcp: loss-driven TCP (Reno / NewReno window, slow start, "
         "fast retransmit and recovery, its own retransmission timer, delayed ACKs, segmentation offload "
         "bursts, no pacing; nic.tcp.*, docs/tcp.md), with nic.cc none or dctcp."),
+      I("nic.ack_every", "packets", "1", 1, 65536,
+        "ACK coalescing (gbn, sr): one cumulative ACK per this many in-order packets, or for the flow's last "
+        "packet, or nic.ack_delay_us after the first one waiting; out-of-order packets, duplicates and filled "
+        "holes are answered at once. 1: every packet (tcp has nic.tcp.ack_every; basic and reorder acknowledge "
+        "each packet by design)."),
+      N("nic.ack_delay_us", "us", "10", 0, 1e9,
+        "ACK coalescing: the longest an in-order packet's ACK waits (with nic.ack_every above 1)."),
       I("nic.sr.dupthresh", "packets", "3", 1, 65536,
         "Selective repeat: a packet is presumed lost (and resent at once) when this many packets sent after "
         "it have been acknowledged; reordering by fewer packets never causes a resend."),

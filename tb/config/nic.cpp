@@ -130,6 +130,14 @@ NicConfig build_nic_config(const Scenario& s, const Topology& t, const FlowcutPa
   nic_config.transport = s.choice<TransportKind>("nic.transport");
   nic_config.sr_dupthresh = static_cast<std::uint32_t>(s.integer("nic.sr.dupthresh"));
   nic_config.sr_sack_blocks = static_cast<std::uint32_t>(s.integer("nic.sr.sack_blocks"));
+  nic_config.ack_every = static_cast<std::uint32_t>(s.integer("nic.ack_every"));
+  nic_config.ack_delay_ps = static_cast<Ps>(s.number("nic.ack_delay_us") * kPsPerUs);
+  if (nic_config.ack_every > 1 && nic_config.transport != TransportKind::go_back_n &&
+      nic_config.transport != TransportKind::selective_repeat)
+    throw InputError(fmt::format("nic.ack_every = {} ({}) coalesces ACKs of nic.transport gbn or sr, not {} ({}){}",
+                                 nic_config.ack_every, s.origin("nic.ack_every"), s.string("nic.transport"),
+                                 s.origin("nic.transport"),
+                                 nic_config.transport == TransportKind::tcp ? ": tcp has nic.tcp.ack_every" : ""));
   nic_config.cc = s.choice<CongestionControlKind>("nic.cc");
   nic_config.dctcp_config.g = s.number("nic.dctcp.g");
   nic_config.dctcp_config.mss = nic_config.mtu_bytes;

@@ -45,6 +45,7 @@ class SackReceiver {
   bool place(std::uint32_t psn);
   // Every PSN below it is placed.
   std::uint32_t cumulative() const { return cum_; }
+  bool has_ranges() const { return !ranges_.empty(); }  // something placed above a hole
   // Writes at most `max` ranges above the cumulative point to `out`: the one holding `recent` first (when
   // `recent` is above the cumulative point), then the others lowest first. Returns how many.
   std::size_t blocks(std::uint32_t recent, SackBlock* out, std::size_t max) const;

@@ -58,6 +58,10 @@ struct NicConfig {
   // Selective repeat with direct data placement (nic.transport = sr).
   std::uint32_t sr_dupthresh = 3;    // packets sent later and acknowledged before a hole is presumed lost
   std::uint32_t sr_sack_blocks = 3;  // ranges per SACK (at most Packet::kMaxSackBlocks)
+  // ACK coalescing (gbn, sr): an in-order packet's ACK waits for ack_every of them, the flow's last packet,
+  // or ack_delay_ps after the first one waiting (AckCoalescer, tlm/model/transport.h). 1 = every packet.
+  std::uint32_t ack_every = 1;
+  Ps ack_delay_ps = 0;
   TcpConfig tcp_config{};            // nic.transport = tcp (tlm/blocks/tcp_reno.h)
   // Congestion control (nic.cc = dctcp): data packets carry ECT, the source keeps a window per flow.
   CongestionControlKind cc = CongestionControlKind::none;

@@ -79,6 +79,33 @@ void NicContext::deliver_to_application(Flow& f, std::uint32_t& app_next, std::u
   counters.payload_delivered += payload;
 }
 
+bool AckCoalescer::on() const { return ctx_.config.ack_every > 1; }
+
+bool AckCoalescer::in_order(const Flow& f) {
+  if (!on()) return true;
+  Waiting& w = rx_[f.rx_slot];
+  if (++w.packets >= ctx_.config.ack_every || f.done()) {
+    w = Waiting{0, w.gen + 1};
+    return true;
+  }
+  ++coalesced_;
+  if (w.packets == 1) {
+    ++w.gen;
+    ctx_.fabric.schedule_in(ctx_.config.ack_delay_ps, this, 0, (std::uint64_t{w.gen} << 32) | f.id);
+  }
+  return false;
+}
+
+void AckCoalescer::on_event(std::uint32_t, std::uint64_t data) {
+  Flow& f = ctx_.flows[static_cast<std::uint32_t>(data)];
+  Waiting& w = rx_[f.rx_slot];
+  if (static_cast<std::uint32_t>(data >> 32) != w.gen || w.packets == 0) return;  // answered meanwhile
+  w = Waiting{0, w.gen + 1};
+  ++delayed_;
+  flush_(owner_, f);
+  static_cast<EventTarget*>(ctx_.owner)->on_event(kNicPaceEvent, 0);  // the NIC sends what it queued
+}
+
 Transport::Transport(NicContext& ctx, bool per_packet_acks)
     : ctx_(ctx), cc_(make_congestion_control(ctx)), paced_(cc_ && cc_->paces()), per_packet_acks_(per_packet_acks) {}
 

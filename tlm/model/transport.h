@@ -204,6 +204,42 @@ class Transport : public Reporting {
   bool per_packet_acks_;
 };
 
+// ACK coalescing for the cumulative transports (nic.ack_every, nic.ack_delay_us; gbn and sr): an in-order
+// packet's ACK waits until ack_every of them are waiting, the flow's last packet arrives, or ack_delay has
+// passed since the first one waiting; then one cumulative ACK answers them all. Anything else (out of
+// order, a duplicate, a hole filled) is answered at once, and that ACK takes the waiting ones with it.
+// Off (every packet acknowledged, no state, no events) with ack_every 1.
+class AckCoalescer : public EventTarget {
+ public:
+  using Flush = void (*)(void* owner, Flow& f);  // sends the flow's cumulative ACK now
+  AckCoalescer(NicContext& ctx, void* owner, Flush flush) : ctx_(ctx), owner_(owner), flush_(flush) {}
+  bool on() const;
+  void add_flow(const Flow& f) {
+    if (on() && f.rx_slot >= rx_.size()) rx_.resize(f.rx_slot + 1);
+  }
+  // An in-order packet of f arrived: true when its ACK goes now.
+  bool in_order(const Flow& f);
+  bool waiting(const Flow& f) const { return on() && rx_[f.rx_slot].packets > 0; }
+  // An ACK of f goes now for another reason: it answers the waiting packets too.
+  void answered(const Flow& f) {
+    if (on()) rx_[f.rx_slot] = Waiting{0, rx_[f.rx_slot].gen + 1};
+  }
+  void on_event(std::uint32_t kind, std::uint64_t data) override;  // ack_delay expired
+  std::uint64_t delayed() const { return delayed_; }     // ACKs sent when ack_delay expired
+  std::uint64_t coalesced() const { return coalesced_; }  // in-order packets whose ACK waited
+
+ private:
+  struct Waiting {
+    std::uint32_t packets = 0;  // in-order packets not yet acknowledged
+    std::uint32_t gen = 0;      // tells a pending timer from a stale one
+  };
+  NicContext& ctx_;
+  void* owner_;
+  Flush flush_;
+  std::vector<Waiting> rx_;
+  std::uint64_t delayed_ = 0, coalesced_ = 0;
+};
+
 // The registry: the transport for config.transport, holding the congestion control for config.cc.
 std::unique_ptr<Transport> make_transport(NicContext& ctx);
 // Every registered transport's scenario name and enumerator (the nic.transport key's choices).

@@ -119,7 +119,10 @@ bool BasicTransport::on_data(Flow& f, Packet* p) {
 
 class GoBackNTransport final : public Transport {
  public:
-  explicit GoBackNTransport(NicContext& ctx) : Transport(ctx, false) {}
+  explicit GoBackNTransport(NicContext& ctx)
+      : Transport(ctx, false), acks_(ctx, this, [](void* t, Flow& f) {
+          static_cast<GoBackNTransport*>(t)->send_control(f, PacketType::ack, f.expected_psn - 1);
+        }) {}
 
   void add_flow(Flow& f) override {
     tx_.resize(f.tx_slot + 1);
@@ -127,6 +130,7 @@ class GoBackNTransport final : public Transport {
   }
   void add_incoming_flow(Flow& f) override {
     rx_.resize(f.rx_slot + 1);
+    acks_.add_flow(f);
     if (cc_) cc_->add_receiver(f);
   }
 
@@ -148,6 +152,10 @@ class GoBackNTransport final : public Transport {
     ReportSection& s = r.open("go_back_n");
     s.sum("receiver_drops", ctx_.counters.receiver_drops);
     s.sum("nacks", ctx_.counters.nacks_sent);
+    if (acks_.on()) {
+      s.sum("acks_coalesced", acks_.coalesced());
+      s.sum("acks_on_delay", acks_.delayed());
+    }
     report_retransmissions(s);
   }
 
@@ -169,6 +177,7 @@ class GoBackNTransport final : public Transport {
   };
   std::vector<Sender> tx_;
   std::vector<Receiver> rx_;
+  AckCoalescer acks_;
 };
 
 bool GoBackNTransport::on_data(Flow& f, Packet* p) {
@@ -184,7 +193,7 @@ bool GoBackNTransport::on_data(Flow& f, Packet* p) {
     ++f.expected_psn;
     f.highest_psn = std::max(f.highest_psn, psn + 1);
     ctx_.complete_if_delivered(f);
-    send_control(f, PacketType::ack, psn);
+    if (acks_.in_order(f)) send_control(f, PacketType::ack, psn);
   } else if (psn > f.expected_psn) {
     // Out of order: dropped. One NACK per gap asks the source to go back to the expected PSN.
     ++f.ooo_packets;
@@ -193,6 +202,10 @@ bool GoBackNTransport::on_data(Flow& f, Packet* p) {
     n.max_ooo_degree = std::max(n.max_ooo_degree, psn - f.expected_psn);
     ++n.receiver_drops;
     std::uint32_t& nacked = rx_[f.rx_slot].nacked;
+    if (acks_.waiting(f)) {
+      acks_.answered(f);  // what waited is acknowledged before the NACK
+      send_control(f, PacketType::ack, f.expected_psn - 1);
+    }
     if (nacked != f.expected_psn) {
       nacked = f.expected_psn;
       ++n.nacks_sent;
@@ -201,6 +214,7 @@ bool GoBackNTransport::on_data(Flow& f, Packet* p) {
   } else {
     // A duplicate of a delivered packet: acknowledge what has been delivered.
     ctx_.count_duplicate(f);
+    acks_.answered(f);
     send_control(f, PacketType::ack, f.expected_psn - 1);
   }
   ctx_.fabric.pool().put(p);

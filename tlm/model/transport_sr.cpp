@@ -17,7 +17,12 @@ namespace {
 
 class SelectiveRepeatTransport final : public Transport {
  public:
-  explicit SelectiveRepeatTransport(NicContext& ctx) : Transport(ctx, false) {}
+  explicit SelectiveRepeatTransport(NicContext& ctx)
+      : Transport(ctx, false), acks_(ctx, this, [](void* t, Flow& f) {
+          auto* sr = static_cast<SelectiveRepeatTransport*>(t);
+          const SackReceiver& rx = sr->rx_[f.rx_slot].rx;
+          sr->send_sack(f, rx, rx.cumulative() - 1);
+        }) {}
 
   void add_flow(Flow& f) override {
     tx_.emplace_back(f.packets, ctx_.config.sr_dupthresh);
@@ -25,6 +30,7 @@ class SelectiveRepeatTransport final : public Transport {
   }
   void add_incoming_flow(Flow& f) override {
     rx_.emplace_back();
+    acks_.add_flow(f);
     if (cc_) cc_->add_receiver(f);
   }
 
@@ -85,6 +91,7 @@ class SelectiveRepeatTransport final : public Transport {
   std::vector<Receiver> rx_;
   SrAckResult result_;               // reused per SACK (no allocation in steady state)
   std::vector<std::uint32_t> lost_;  // reused per timeout
+  AckCoalescer acks_;                // declared last: its flush reads rx_
 };
 
 void SelectiveRepeatTransport::report(Report& r) const {
@@ -94,6 +101,10 @@ void SelectiveRepeatTransport::report(Report& r) const {
   s.set("sack_blocks", ctx_.config.sr_sack_blocks);
   s.sum("sacks", n.sacks_sent);
   s.sum("sack_ranges_sent", n.sack_blocks_sent);
+  if (acks_.on()) {
+    s.sum("acks_coalesced", acks_.coalesced());
+    s.sum("acks_on_delay", acks_.delayed());
+  }
   s.max("max_ranges_per_flow", std::uint64_t{0});
   for (const Receiver& rx : rx_) s.max("max_ranges_per_flow", std::uint64_t{rx.rx.max_ranges()});
   s.sum("fast_retransmits", n.fast_retransmits);
@@ -118,7 +129,13 @@ bool SelectiveRepeatTransport::on_data(Flow& f, Packet* p) {
     for (std::uint32_t sn = before; sn < r.rx.cumulative(); ++sn) ctx_.deliver_to_application(f, r.app_next, sn);
     f.expected_psn = r.rx.cumulative();
     ctx_.complete_if_delivered(f);
+    // The next in sequence, with nothing above it: its SACK may wait (nic.ack_every).
+    if (psn == before && r.rx.cumulative() == before + 1 && !r.rx.has_ranges() && !acks_.in_order(f)) {
+      ctx_.fabric.pool().put(p);
+      return true;
+    }
   }
+  acks_.answered(f);
   send_sack(f, r.rx, psn);
   ctx_.fabric.pool().put(p);
   return true;
