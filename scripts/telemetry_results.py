@@ -7,8 +7,12 @@ Writes OUT/results.csv (one row per run) and, with `netasic plot`, OUT/throughpu
 
   python3 scripts/telemetry_results.py --netasic build/netasic --out out/telemetry-d1 \
       --pairs 8 16 32 64 128 256 --seeds 1 2 3
+
+--table CSV prints, from such a results.csv, the markdown tables of docs/results-telemetry.md: per pattern the
+mean over seeds with the min-max range, and the Table III row (TelemetryLERP over Benchmark, per load).
 """
 import argparse
+import collections
 import csv
 import json
 import os
@@ -41,8 +45,9 @@ def run_point(netasic, cfg, sets):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--netasic", required=True)
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--netasic")
+    ap.add_argument("--out")
+    ap.add_argument("--table", metavar="CSV", help="print the markdown tables of a results.csv and exit")
     ap.add_argument("--shape", default="d1", choices=sorted(SHAPES))
     ap.add_argument("--patterns", nargs="+", default=["unf", "adv1", "adv2"])
     ap.add_argument("--pairs", nargs="+", type=int, default=[8, 16, 32, 64, 128, 256])
@@ -50,6 +55,10 @@ def main():
     ap.add_argument("--size-bytes", type=int, default=1048576)
     ap.add_argument("--fattree", action="store_true", help="Table I instead: configs/telemetry/fattree512-lerp.yaml")
     a = ap.parse_args()
+    if a.table:
+        return table(a.table)
+    if not a.netasic or not a.out:
+        ap.error("--netasic and --out are required unless --table")
     if a.fattree:
         return fattree(a)
     os.makedirs(a.out, exist_ok=True)
@@ -93,6 +102,38 @@ def main():
         subprocess.run([a.netasic, "plot", sub, "--x", "pairs", "--y", "throughput_gbps", "--series", "scheme",
                         "--logx", "--out", png, "--title",
                         f"{a.shape.upper()} {pattern.upper()}: aggregate goodput (Gb/s) vs connections"], check=True)
+
+
+def table(csv_path):
+    """Mean over seeds (min-max) per pattern, load and scheme; then TelemetryLERP / Benchmark - 1 per load."""
+    with open(csv_path, newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["status"] == "done"]
+    vals = collections.defaultdict(dict)  # (pattern, pairs, scheme) -> {seed: Gb/s}
+    for r in rows:
+        vals[(r["pattern"], int(r["pairs"]), r["scheme"])][int(r["seed"])] = float(r["throughput_gbps"])
+    names = [n for n, _ in SCHEMES]
+    patterns = [p for p in ["unf", "adv1", "adv2"] if any(k[0] == p for k in vals)]
+    for pattern in patterns:
+        loads = sorted({k[1] for k in vals if k[0] == pattern})
+        seeds = sorted({s for k, v in vals.items() if k[0] == pattern for s in v})
+        print(f"\n{pattern.upper()}, mean (min-max) over seeds {' '.join(map(str, seeds))}:\n")
+        print("| connections | " + " | ".join(names) + " |")
+        print("|---" * (len(names) + 1) + "|")
+        for n in loads:
+            cells = []
+            for name in names:
+                v = list(vals.get((pattern, n, name), {}).values())
+                cells.append(f"{sum(v) / len(v):.0f} ({min(v):.0f}-{max(v):.0f})" if v else "-")
+            print(f"| {n} | " + " | ".join(cells) + " |")
+    print("\nTelemetryLERP over Benchmark (ratio of the seed means - 1), per load:\n")
+    for pattern in patterns:
+        out = []
+        for n in sorted({k[1] for k in vals if k[0] == pattern}):
+            lerp = list(vals.get((pattern, n, "TelemetryLERP"), {}).values())
+            bench = list(vals.get((pattern, n, "Benchmark"), {}).values())
+            if lerp and bench:
+                out.append(f"{n}: {100 * (sum(lerp) / len(lerp)) / (sum(bench) / len(bench)) - 100:+.0f}%")
+        print(f"- {pattern.upper()}: " + ", ".join(out))
 
 
 def fattree(a):
