@@ -153,10 +153,12 @@ TEST(HostInterface, MessageBytesLandInTheReceiversMemory) {
   EXPECT_EQ(j["flows"]["completed"], 3u);
 }
 
-// On a link that corrupts 2% of the packets, selective repeat resends what was lost: the bytes of every
-// message still arrive intact, resends carry the bytes again, and every packet's bytes return to the pool.
-TEST(HostInterface, BytesSurviveALossyLink) {
-  Platform p({"nic.transport=sr", "nic.rto_us=20"}, "0.02");
+// On a link that corrupts 2% of the packets, the transport (selective repeat, go-back-N, TCP) resends what
+// was lost: the bytes of every message still arrive intact, resends carry the bytes again, both
+// descriptors of every message complete, and every packet's bytes return to the pool.
+void bytes_survive_a_lossy_link(const std::vector<std::string>& transport) {
+  std::vector<std::string> keys = transport;
+  Platform p(keys, "0.02");
   constexpr int kMessages = 20;
   constexpr std::uint32_t kBytes = 40000;
   constexpr std::uint64_t kTx = 0x10000, kRx = 0x10000;  // message m at base + 0x10000 * m
@@ -182,6 +184,14 @@ TEST(HostInterface, BytesSurviveALossyLink) {
     EXPECT_EQ(p.drv[0]->tx_desc(m).status, kDescDone);
   }
   EXPECT_EQ(p.sim->fabric().pool().bytes_in_use(), 0u);
+}
+
+TEST(HostInterface, BytesSurviveALossyLink) { bytes_survive_a_lossy_link({"nic.transport=sr", "nic.rto_us=20"}); }
+TEST(HostInterface, BytesSurviveALossyLinkUnderGoBackN) {
+  bytes_survive_a_lossy_link({"nic.transport=gbn", "nic.rto_us=20"});
+}
+TEST(HostInterface, BytesSurviveALossyLinkUnderTcp) {
+  bytes_survive_a_lossy_link({"nic.transport=tcp", "nic.tcp.min_rto_us=50"});
 }
 
 // The interrupt line follows (status & mask): masked completions set status bits only; unmasking raises
