@@ -79,6 +79,12 @@ void NicContext::deliver_to_application(Flow& f, std::uint32_t& app_next, std::u
   counters.payload_delivered += payload;
 }
 
+void NicContext::count_arrival(const Packet* p) {
+  ++counters.data_packets_received;
+  counters.received_bytes += p->size_bytes;
+  if (p->retransmit) counters.waste_bytes += p->size_bytes;
+}
+
 bool AckCoalescer::on() const { return ctx_.config.ack_every > 1; }
 
 bool AckCoalescer::in_order(const Flow& f) {
@@ -103,7 +109,7 @@ void AckCoalescer::on_event(std::uint32_t, std::uint64_t data) {
   w = Waiting{0, w.gen + 1};
   ++delayed_;
   flush_(owner_, f);
-  static_cast<EventTarget*>(ctx_.owner)->on_event(kNicPaceEvent, 0);  // the NIC sends what it queued
+  ctx_.wake_at(ctx_.now());  // the NIC sends what it queued
 }
 
 Transport::Transport(NicContext& ctx, bool per_packet_acks)

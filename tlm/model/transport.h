@@ -82,6 +82,8 @@ struct NicContext {
   // higher PSN came first.
   void count_order(Flow& f, std::uint32_t psn, std::uint32_t degree);
   void count_duplicate(Flow& f);
+  // A data packet arrived: counted, and its bytes counted as waste when it is a resend.
+  void count_arrival(const Packet* p);
   // The application takes packet psn; anything but the next in sequence (`app_next`) is counted (it must
   // stay 0).
   void deliver_to_application(Flow& f, std::uint32_t& app_next, std::uint32_t psn);

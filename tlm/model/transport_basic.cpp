@@ -182,9 +182,7 @@ class GoBackNTransport final : public Transport {
 
 bool GoBackNTransport::on_data(Flow& f, Packet* p) {
   NicCounters& n = ctx_.counters;
-  ++n.data_packets_received;
-  n.received_bytes += p->size_bytes;
-  if (p->retransmit) n.waste_bytes += p->size_bytes;
+  ctx_.count_arrival(p);
   const std::uint32_t psn = p->psn;
   if (psn == f.expected_psn) {
     // In order: delivered at once, acknowledged cumulatively.

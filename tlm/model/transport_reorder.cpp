@@ -251,9 +251,7 @@ void ReorderTransport::sample_occupancy() {
 
 bool ReorderTransport::on_data(Flow& f, Packet* p) {
   NicCounters& n = ctx_.counters;
-  ++n.data_packets_received;
-  n.received_bytes += p->size_bytes;
-  if (p->retransmit) n.waste_bytes += p->size_bytes;
+  ctx_.count_arrival(p);
   const Receiver& r = rx_[f.rx_slot];
   const std::uint32_t connection = r.connection;
   const bool pair = ctx_.config.pair_connections;

@@ -113,10 +113,7 @@ void SelectiveRepeatTransport::report(Report& r) const {
 }
 
 bool SelectiveRepeatTransport::on_data(Flow& f, Packet* p) {
-  NicCounters& n = ctx_.counters;
-  ++n.data_packets_received;
-  n.received_bytes += p->size_bytes;
-  if (p->retransmit) n.waste_bytes += p->size_bytes;
+  ctx_.count_arrival(p);
   Receiver& r = rx_[f.rx_slot];
   const std::uint32_t psn = p->psn;
   const std::uint32_t before = r.rx.cumulative();

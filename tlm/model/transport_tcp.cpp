@@ -208,10 +208,7 @@ void TcpTransport::on_sent(Flow& f, const SendChoice& c) {
 }
 
 bool TcpTransport::on_data(Flow& f, Packet* p) {
-  NicCounters& n = ctx_.counters;
-  ++n.data_packets_received;
-  n.received_bytes += p->size_bytes;
-  if (p->retransmit) n.waste_bytes += p->size_bytes;
+  ctx_.count_arrival(p);
   Receiver& r = rx_[f.rx_slot];
   const std::uint32_t psn = p->psn;
   bool at_once = true;
