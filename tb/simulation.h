@@ -70,7 +70,6 @@ class Simulation {
   // nic.host_interface: host h's interface, to bind a host model's sockets to before the run (docs/tlm.md);
   // InputError when the scenario has none, or h is no host.
   NicHost& host_interface(std::uint32_t host);
-  bool has_host_interfaces() const { return !host_ifs_.empty(); }
   const RoutingTable& routing() const { return *routing_; }
   Fabric& fabric() { return *fabric_; }
   const Fabric& fabric() const { return *fabric_; }
@@ -108,8 +107,9 @@ class Simulation {
   // nic.host_interface: messages start as flows of the table while the model runs (tb/simulation_host.cpp).
   struct HostMessages : MessageFabric, FlowListener {
     Simulation* sim;
+    std::uint8_t tclass;              // workload.traffic_class
     std::vector<std::uint32_t> tags;  // per flow id (0 for the workload's flows)
-    explicit HostMessages(Simulation* s) : sim(s) {}
+    HostMessages(Simulation* s, std::uint8_t c) : sim(s), tclass(c) {}
     std::uint32_t hosts() const override;
     std::uint32_t start_message(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint32_t tag) override;
     std::uint32_t tag_of(std::uint32_t flow) const override { return flow < tags.size() ? tags[flow] : 0; }

@@ -10,7 +10,8 @@ namespace netasic {
 
 void Simulation::make_host_interfaces() {
   const NicHostConfig config = build_nic_host_config(scenario_, nic_config_);
-  host_messages_ = std::make_unique<HostMessages>(this);
+  host_messages_ = std::make_unique<HostMessages>(
+      this, static_cast<std::uint8_t>(scenario_.integer("workload.traffic_class")));
   flows_.keep_open();
   flows_.set_listener(host_messages_.get());
   for (std::uint32_t h = 0; h < nics_.size(); ++h) {
@@ -59,7 +60,7 @@ std::uint32_t Simulation::HostMessages::start_message(std::uint32_t src, std::ui
   spec.dst = dst;
   spec.size_bytes = bytes;
   spec.start = sim->fabric_->now();
-  spec.tclass = static_cast<std::uint8_t>(sim->scenario_.integer("workload.traffic_class"));
+  spec.tclass = tclass;
   sim->flows_.flows().emplace_back();
   sim->define_flow(id, spec);
   tags.resize(id + 1, 0);

@@ -92,7 +92,6 @@ class FlowTable {
   // Flows may be added while the model runs (host-interface messages): the run does not end when the
   // flows known so far are complete.
   void keep_open() { open_ = true; }
-  bool open() const { return open_; }
   void set_listener(FlowListener* l) { listener_ = l; }
   // The source has every byte of f acknowledged.
   void sender_finished(Flow& f) {

@@ -108,10 +108,10 @@ bool NicHost::read_register(std::uint64_t a, std::uint32_t len, std::uint8_t* ou
 tlm::tlm_response_status NicHost::write_register(std::uint64_t a, std::uint32_t v) {
   switch (a) {
     case host_reg::kTxBaseLo: case host_reg::kTxBaseHi: case host_reg::kTxSize: case host_reg::kTxTail:
-      ring_register(tx_, a - host_reg::kTxBaseLo, v, tx_doorbell_);
+      ring_register(tx_, a - host_reg::kTxBaseLo, v, &tx_doorbell_);
       return tlm::TLM_OK_RESPONSE;
     case host_reg::kRxBaseLo: case host_reg::kRxBaseHi: case host_reg::kRxSize: case host_reg::kRxTail:
-      ring_register(rx_, a - host_reg::kRxBaseLo, v, rx_doorbell_);
+      ring_register(rx_, a - host_reg::kRxBaseLo, v, nullptr);
       return tlm::TLM_OK_RESPONSE;
     case host_reg::kIrqStatus:
       irq_status_ &= ~v;
@@ -131,7 +131,7 @@ tlm::tlm_response_status NicHost::write_register(std::uint64_t a, std::uint32_t 
 }
 
 // Base low / high, size, tail of a ring, at field offsets 0x0, 0x4, 0x8, 0x10 from its base register.
-void NicHost::ring_register(Ring& r, std::uint64_t field, std::uint32_t v, sc_core::sc_event& doorbell) {
+void NicHost::ring_register(Ring& r, std::uint64_t field, std::uint32_t v, sc_core::sc_event* doorbell) {
   if (field == 0x0) {
     r.base = (r.base & ~std::uint64_t{0xffffffffu}) | v;
   } else if (field == 0x4) {
@@ -147,7 +147,7 @@ void NicHost::ring_register(Ring& r, std::uint64_t field, std::uint32_t v, sc_co
     fail(kErrDoorbell, r.size ? r.slot(v % r.size) : r.base);
   } else {
     r.tail = v;
-    doorbell.notify(sc_core::SC_ZERO_TIME);
+    if (doorbell) doorbell->notify(sc_core::SC_ZERO_TIME);
   }
 }
 
@@ -318,7 +318,7 @@ void NicHost::rx_engine() {
       wait(rx_items_.front().at - sc_core::sc_time_stamp());
       continue;
     }
-    const RxItem it = std::move(rx_items_.front());
+    RxItem it = std::move(rx_items_.front());
     rx_items_.pop_front();
     RxMessage& m = receiving_[it.flow];
     if (it.kind == RxItem::open) rx_open(m);
@@ -348,11 +348,10 @@ void NicHost::rx_open(RxMessage& m) {
   m.capacity = d.capacity;
 }
 
-void NicHost::rx_data(RxMessage& m, const RxItem& it) {
+void NicHost::rx_data(RxMessage& m, RxItem& it) {
   if (!m.bound || m.error || it.offset >= m.capacity) return;
   const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(it.bytes.size(), m.capacity - it.offset));
-  std::vector<std::uint8_t> bytes(it.bytes.begin(), it.bytes.begin() + n);
-  if (const std::uint32_t err = dma_access(tlm::TLM_WRITE_COMMAND, m.addr + it.offset, bytes.data(), n)) {
+  if (const std::uint32_t err = dma_access(tlm::TLM_WRITE_COMMAND, m.addr + it.offset, it.bytes.data(), n)) {
     m.error = err;
     fail(err, m.addr + it.offset);
   }

@@ -167,13 +167,14 @@ class NicHost : public sc_core::sc_module {
   void access(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);
   bool read_register(std::uint64_t a, std::uint32_t len, std::uint8_t* out) const;
   tlm::tlm_response_status write_register(std::uint64_t a, std::uint32_t v);
-  void ring_register(Ring& r, std::uint64_t field, std::uint32_t v, sc_core::sc_event& doorbell);
+  // `doorbell`: what a new tail wakes (the send engine), or null (receive descriptors are taken on arrival).
+  void ring_register(Ring& r, std::uint64_t field, std::uint32_t v, sc_core::sc_event* doorbell);
   void tx_engine();
   void send_one(std::uint64_t desc_addr);
   void tx_completions();
   void rx_engine();
   void rx_open(RxMessage& m);
-  void rx_data(RxMessage& m, const RxItem& it);
+  void rx_data(RxMessage& m, RxItem& it);
   void rx_complete(RxMessage& m, std::uint32_t flow);
   // One DMA transaction; returns 0 or the kErr* bit of its failure.
   std::uint32_t dma_access(tlm::tlm_command cmd, std::uint64_t addr, std::uint8_t* data, std::uint32_t len);
@@ -197,7 +198,7 @@ class NicHost : public sc_core::sc_module {
   std::unordered_map<std::uint32_t, RxMessage> receiving_;
   std::deque<std::pair<std::uint32_t, sc_core::sc_time>> tx_done_;
   std::deque<RxItem> rx_items_;
-  sc_core::sc_event tx_doorbell_, rx_doorbell_, tx_done_ev_, rx_ev_, irq_ev_;
+  sc_core::sc_event tx_doorbell_, tx_done_ev_, rx_ev_, irq_ev_;
 };
 
 }  // namespace netasic

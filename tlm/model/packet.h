@@ -154,7 +154,6 @@ class PacketPool {
   void enable_bytes(std::size_t size) {
     if (byte_size_ == 0) byte_size_ = size;
   }
-  std::size_t byte_size() const { return byte_size_; }
   std::uint8_t* get_bytes() {
     if (free_bytes_.empty()) {
       byte_chunks_.emplace_back(new std::uint8_t[byte_size_ * kByteChunk]);
