@@ -20,6 +20,11 @@ std::string write_temp(const std::string& name, const std::string& text) {
   return path.string();
 }
 
+std::string two_hosts_topology(const std::string& name, double delay_us, double error0, double error1) {
+  return write_temp(name, "3 1 2\n2\n0 2 100Gbps " + std::to_string(delay_us) + "us " + std::to_string(error0) +
+                              "\n1 2 100Gbps " + std::to_string(delay_us) + "us " + std::to_string(error1) + "\n");
+}
+
 std::string write_scenario(const std::string& name, const Scenario& s) {
   const nlohmann::json all = s.to_json();
   nlohmann::json set = nlohmann::json::object();

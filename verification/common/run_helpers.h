@@ -27,6 +27,10 @@ inline std::unique_ptr<Simulation> run(const Scenario& s) {
 // Writes `text` to a file under the test's temporary directory and returns its path.
 std::string write_temp(const std::string& name, const std::string& text);
 
+// Two hosts on one switch (node 2), 100 Gb/s links of `delay_us` with error rates `error0` and `error1`
+// on host 0's and host 1's link: an HPCC topology file under the test's temporary directory; its path.
+std::string two_hosts_topology(const std::string& name, double delay_us, double error0 = 0, double error1 = 0);
+
 // Writes the keys of `s` that are not at their default to a YAML scenario file under the test's temporary
 // directory and returns its path: the same scenario for a second run in its own process.
 std::string write_scenario(const std::string& name, const Scenario& s);

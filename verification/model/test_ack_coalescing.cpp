@@ -14,14 +14,10 @@ namespace {
 using nlohmann::json;
 using test::run;
 using test::scenario;
+using test::two_hosts_topology;
 using test::write_temp;
 
 std::uint64_t u(const json& j) { return j.get<std::uint64_t>(); }
-
-// Two hosts on one switch, 100 Gb/s links of 1 us; error rate on host 0's link.
-std::string two_hosts(const std::string& name, const std::string& error_rate = "0") {
-  return write_temp(name, "3 1 2\n2\n0 2 100Gbps 1us " + error_rate + "\n1 2 100Gbps 1us 0\n");
-}
 
 // On a loss-free path every packet is in order: one ACK per ack_every packets and one for a flow's last
 // packet, ceil(packets / ack_every) per flow, none sent by the timer.
@@ -34,7 +30,7 @@ void expect_one_ack_per_n(const std::string& transport) {
     flows += "0 1 3 100 " + std::to_string(p * 4096) + " 0\n";
     expected += (p + every - 1) / every;
   }
-  auto sim = run(scenario({"topology.type=file", "topology.file=" + two_hosts("ac.txt"), "workload.type=file",
+  auto sim = run(scenario({"topology.type=file", "topology.file=" + two_hosts_topology("ac.txt", 1), "workload.type=file",
                            "workload.file=" + write_temp("ac_flows.txt", flows), "nic.transport=" + transport,
                            "nic.ack_every=" + std::to_string(every), "nic.ack_delay_us=1000"}));
   ASSERT_TRUE(sim->all_flows_completed());
@@ -53,7 +49,7 @@ TEST(AckCoalescing, SelectiveRepeatOneSackPerNPackets) { expect_one_ack_per_n("s
 // three rounds of two is answered when nic.ack_delay_us (20 us) expires; the last round ends with the
 // flow's last packet, answered at once. The flow takes at least those three delays.
 TEST(AckCoalescing, TheDelayAnswersWhatAWindowHoldsBack) {
-  auto sim = run(scenario({"topology.type=file", "topology.file=" + two_hosts("acd.txt"), "workload.type=file",
+  auto sim = run(scenario({"topology.type=file", "topology.file=" + two_hosts_topology("acd.txt", 1), "workload.type=file",
                            "workload.file=" + write_temp("acd_flows.txt", "1\n0 1 3 100 32768 0\n"),
                            "nic.transport=gbn", "nic.window_bytes=8192", "nic.ack_every=4", "nic.ack_delay_us=20"}));
   ASSERT_TRUE(sim->all_flows_completed());
@@ -68,7 +64,7 @@ TEST(AckCoalescing, TheDelayAnswersWhatAWindowHoldsBack) {
 // at once, every byte is delivered in order.
 TEST(AckCoalescing, SelectiveRepeatRecoversLossesWithCoalescedSacks) {
   const std::uint64_t size = 4u << 20;
-  auto sim = run(scenario({"topology.type=file", "topology.file=" + two_hosts("acl.txt", "0.02"), "workload.type=file",
+  auto sim = run(scenario({"topology.type=file", "topology.file=" + two_hosts_topology("acl.txt", 1, 0.02), "workload.type=file",
                            "workload.file=" + write_temp("acl_flows.txt", "2\n0 1 3 100 4194304 0\n0 1 3 100 4194304 0\n"),
                            "nic.transport=sr", "nic.ack_every=8", "nic.ack_delay_us=5", "nic.rto_us=50"}));
   ASSERT_TRUE(sim->all_flows_completed());

@@ -18,22 +18,17 @@ using nlohmann::json;
 using test::run;
 using test::run_process;
 using test::scenario;
+using test::two_hosts_topology;
 using test::write_temp;
 
 std::uint64_t u(const json& j) { return j.get<std::uint64_t>(); }
-
-// Two hosts on one switch, 100 Gb/s links of `delay_us`, with `error_rate` on host 0's link and host 1's.
-std::string two_hosts(const std::string& name, double delay_us, double error0, double error1) {
-  return write_temp(name, "3 1 2\n2\n0 2 100Gbps " + std::to_string(delay_us) + "us " + std::to_string(error0) +
-                              "\n1 2 100Gbps " + std::to_string(delay_us) + "us " + std::to_string(error1) + "\n");
-}
 
 // Slow start on an idle path: from 2 packets, doubling per round trip, 62 packets take 5 rounds (2 + 4 + 8 +
 // 16 + 32). The last packet arrives 4 round trips plus one one-way trip after the first left (plus the
 // last round's serialization); growing by half per round (one segment per delayed ACK) would take 7.
 TEST(Tcp, SlowStartDoublesTheWindowPerRoundTrip) {
   const std::uint32_t packets = 62, mss = 4096;
-  auto sim = run(scenario({"topology.type=file", "topology.file=" + two_hosts("ss.txt", 10, 0, 0), "workload.type=file",
+  auto sim = run(scenario({"topology.type=file", "topology.file=" + two_hosts_topology("ss.txt", 10, 0, 0), "workload.type=file",
                            "workload.file=" + write_temp("ss_flows.txt", "1\n0 1 3 100 " +
                                                                              std::to_string(packets * mss) + " 0\n"),
                            "nic.transport=tcp", "nic.tcp.ack_every=1", "nic.tcp.initial_window_bytes=8192"}));
@@ -69,7 +64,7 @@ TEST(Tcp, DelayedAcksOnePerAckEveryPackets) {
   }
   flows += "1 0 3 100 " + std::to_string(every * 4096) + " 0.001\n";
   expected += 1;
-  auto sim = run(scenario({"topology.type=file", "topology.file=" + two_hosts("da.txt", 1, 0, 0), "workload.type=file",
+  auto sim = run(scenario({"topology.type=file", "topology.file=" + two_hosts_topology("da.txt", 1, 0, 0), "workload.type=file",
                            "workload.file=" + write_temp("da_flows.txt", flows), "nic.transport=tcp",
                            "nic.tcp.ack_every=3", "nic.tcp.delayed_ack_us=50", "nic.tcp.initial_window_bytes=1048576"}));
   ASSERT_TRUE(sim->all_flows_completed());
@@ -88,7 +83,7 @@ TEST(Tcp, TimeoutRespectsTheMinimumAndBacksOff) {
   const double min_rto_us = 100;
   std::string flows = std::to_string(n) + "\n";
   for (int i = 0; i < n; ++i) flows += "0 1 3 100 4096 " + std::to_string(0.02 * i) + "\n";
-  auto sim = run(scenario({"topology.type=file", "topology.file=" + two_hosts("rto.txt", 1, 0.3, 0),
+  auto sim = run(scenario({"topology.type=file", "topology.file=" + two_hosts_topology("rto.txt", 1, 0.3, 0),
                            "workload.type=file", "workload.file=" + write_temp("rto_flows.txt", flows),
                            "nic.transport=tcp", "nic.tcp.ack_every=1", "nic.tcp.min_rto_us=100"}));
   ASSERT_TRUE(sim->all_flows_completed());
@@ -110,7 +105,7 @@ TEST(Tcp, TimeoutRespectsTheMinimumAndBacksOff) {
 // the losses repaired mostly by fast retransmit.
 TEST(Tcp, LossyLinkDeliversEveryByteInOrder) {
   const std::uint64_t size = 4 << 20;
-  auto sim = run(scenario({"topology.type=file", "topology.file=" + two_hosts("lossy.txt", 1, 0.01, 0.01),
+  auto sim = run(scenario({"topology.type=file", "topology.file=" + two_hosts_topology("lossy.txt", 1, 0.01, 0.01),
                            "workload.type=file",
                            "workload.file=" + write_temp("lossy_flows.txt", "2\n0 1 3 100 4194304 0\n1 0 3 100 4194304 0\n"),
                            "nic.transport=tcp", "nic.tcp.min_rto_us=1000", "nic.tcp.delayed_ack_us=100"}));
