@@ -318,6 +318,12 @@ def cli_cases(c):
          ["trace.end_us"]),
         ("stats-bad-switch", "run --set stats.sample_us=1 --set stats.switches=x" + o, ["stats.switches"]),
         ("export-bad-key", "export-topology --set topology.fat_tree.k=3", ["topology.fat_tree.k"]),
+        ("workload-none-without-host-interface", "run --set workload.type=none" + o,
+         ["workload.type", "nic.host_interface"]),
+        ("host-interface-with-reorder", "run --set nic.host_interface=true --set nic.transport=reorder" + o,
+         ["nic.host_interface", "nic.transport"]),
+        ("ack-every-with-basic", "run --set nic.ack_every=4" + o, ["nic.ack_every", "basic"]),
+        ("ack-every-with-tcp", "run --set nic.transport=tcp --set nic.ack_every=4" + o, ["nic.ack_every", "nic.tcp.ack_every"]),
     ]:
         c.add(f"cli-{name}", args, expect, "x\n" if name == "out-is-file" else None,
               "afile" if name == "out-is-file" else None)
