@@ -237,6 +237,13 @@ std::vector<KeyDef> flowcut_letflow_keys() {
         "Extra header the ingress switch adds to data packets (removed at the egress switch)."),
       N("flowcut.pause_period_us", "us", "200", 1, 65535,
         "XOFF pause period: a paused source resumes on its own after it (a lost XON cannot hang a flow)."),
+      C<FlowcutSourceTimeout>("flowcut.after_source_timeout", "repause",
+        {{"old_path", FlowcutSourceTimeout::old_path}, {"repause", FlowcutSourceTimeout::repause}},
+        "A draining flow whose source resumed on its own (the pause period ran out before it drained: a lost "
+        "ACK or a badly degraded path): repause: XOFF again up to 3 times, then give the drain up and let the "
+        "RTT monitor start new drains (better behind degraded links); old_path (the paper's rule, better with "
+        "lost ACKs): the drain ends and the flowcut keeps its path, with no new drain, until its entry empties "
+        "(docs/flowcut.md)."),
       I("flowcut.xoff_credit_bytes", "bytes", "0", 0, 16777215,
         "0: plain XOFF; otherwise XOFF with credit: bytes the flow may still send while paused."),
       I("flowcut.min_packets_left", "packets", "0", 0, 1e9,

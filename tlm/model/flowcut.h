@@ -33,6 +33,12 @@
 namespace netasic {
 
 enum class FlowcutOverflow { untracked, hold };
+// What a switch does with a draining flow whose source resumed on its own (the XOFF's pause period ran out
+// before the flowcut drained, e.g. because an ACK was lost): old_path is the paper's rule (De Sensi et al.,
+// Section IV-A): the drain ends there and the flowcut keeps its path, with no new drain, until its entry
+// empties; repause sends the XOFF again, up to FlowcutEngine::kMaxDrainRefreshes times, then gives the drain
+// up and lets the RTT monitor start new ones.
+enum class FlowcutSourceTimeout { old_path, repause };
 
 // Builds the table a switch or NIC uses: the C++ model unless a co-simulation adapter is plugged in.
 using FlowcutTableFactory =
@@ -51,6 +57,7 @@ struct FlowcutParams {
   std::uint32_t timestamp_bytes = 8;  // extra header on data packets from ingress to egress switch
   std::uint32_t data_header_bytes = 64;  // the NIC's data header (for the RTT's transmission term)
   Ps pause_period_ps = 200 * kPsPerUs;  // XOFF period: the source resumes on its own after it
+  FlowcutSourceTimeout after_source_timeout = FlowcutSourceTimeout::repause;
   bool xoff_with_credit = false;
   std::uint32_t xoff_credit_bytes = 0;
   std::uint32_t min_packets_left = 0;  // drain only flows with at least this many packets still to send
@@ -91,7 +98,7 @@ struct FlowcutCounters {
   std::uint64_t drains = 0;          // XOFF sent (or NIC-internal pause) to drain a flow
   std::uint64_t drains_completed = 0;
   std::uint64_t drain_refreshes = 0;   // XOFF sent again: the source resumed on its period before draining
-  std::uint64_t drains_abandoned = 0;  // drains given up after kMaxDrainRefreshes renewals
+  std::uint64_t drains_abandoned = 0;  // drains given up: at the source's timeout (old_path) or after the renewals
   std::uint64_t early_resumes = 0;
   std::uint64_t max_packets_at_early_resume = 0;  // most packets an entry had in flight when released early
   std::uint64_t overflows = 0;       // packets that found the table (or their set) full

@@ -22,6 +22,7 @@ FlowcutEngine::FlowcutEngine(const FlowcutParams& params, FlowcutSite site, cons
   packets_.assign(entries, 0);
   drain_since_.assign(entries, 0);
   drain_refreshes_.assign(entries, 0);
+  pinned_.assign(entries, 0);
   if (site == FlowcutSite::switch_asic) {
     FgfcGeneratorConfig g;
     g.gap = params.fgfc_gap_cycles;
@@ -36,6 +37,7 @@ std::optional<std::uint32_t> FlowcutEngine::start(const WideKey& key, std::uint1
   if (r.status != InsertStatus::ok) return std::nullopt;
   epoch_[r.index] = ++next_epoch_;
   packets_[r.index] = 0;
+  pinned_[r.index] = 0;
   ++counters_.flowcuts;
   return r.index;
 }
@@ -75,7 +77,7 @@ void FlowcutEngine::on_ack(const Ack& a) {
     const RttMonitor::Update u =
         rtt_.update(rtt > term ? rtt - term : 1, a.hops, e.rtt_avg, e.last_rtt, e.rtt_diff_avg, e.last_rtt == 0);
     table_->set_rtt(*idx, u.avg, u.last, u.diff_avg);
-    if (u.drain && (params_.min_packets_left == 0 || a.packets_left >= params_.min_packets_left) && a.more_to_send) {
+    if (u.drain && !pinned_[*idx] && (params_.min_packets_left == 0 || a.packets_left >= params_.min_packets_left) && a.more_to_send) {
       begin_drain(*idx, a.source);
       draining = true;
     }
@@ -132,11 +134,16 @@ std::uint16_t FlowcutEngine::follow(Packet* p, std::uint32_t index) {
 
 void FlowcutEngine::refresh_drain(std::uint32_t index, const FlowcutSource& s) {
   // A packet of a draining flow a whole pause period after the XOFF: its source resumed when the period
-  // ran out, before the flow drained, so the entry would never empty. Pause it again, a bounded number of
-  // times (a lost ACK may keep the entry from ever emptying); then give the drain up and let the RTT
-  // monitor decide afresh.
+  // ran out, before the flow drained (a lost ACK may keep the entry from ever emptying). old_path: the
+  // drain ends and the flowcut stays on its path, never drained again, until its entry empties. repause:
+  // pause the source again, a bounded number of times; then give the drain up and let the RTT monitor
+  // decide afresh.
   if (fabric_.now() < drain_since_[index] + params_.pause_period_ps) return;
-  if (drain_refreshes_[index] < kMaxDrainRefreshes) {
+  if (params_.after_source_timeout == FlowcutSourceTimeout::old_path) {
+    table_->set_drain(index, false);
+    pinned_[index] = 1;
+    ++counters_.drains_abandoned;
+  } else if (drain_refreshes_[index] < kMaxDrainRefreshes) {
     ++drain_refreshes_[index];
     drain_since_[index] = fabric_.now();
     ++counters_.drain_refreshes;

@@ -188,6 +188,7 @@ class FlowcutEngine final : public Reporting {
   std::vector<std::uint32_t> packets_;  // per entry: packets in flight (what early resume is about)
   std::vector<Ps> drain_since_;                 // per entry: when its drain started (or was renewed)
   std::vector<std::uint8_t> drain_refreshes_;   // per entry: XOFFs sent again for this drain
+  std::vector<std::uint8_t> pinned_;  // per entry (old_path): its source timed out, it keeps its path undrained
   std::uint32_t next_epoch_ = 0;
   std::deque<Packet*> held_;
   std::unique_ptr<FgfcGenerator> fgfc_;

@@ -171,11 +171,13 @@ TEST(FlowcutTables, ReportThePapersPerFlowState) {
 namespace netasic {
 namespace {
 
-// A pause period far shorter than a drain: sources resume before their flows drain. The ingress must
-// pause them again (a bounded number of times) and then give the drain up, so that every drain ends,
-// no flow stays pinned to its congested path, and order holds.
+// A pause period far shorter than a drain: sources resume before their flows drain. With
+// flowcut.after_source_timeout = repause the ingress must pause them again (a bounded number of times) and
+// then give the drain up, so that every drain ends, no flow stays pinned to its congested path, and order
+// holds.
 TEST(FlowcutStress, SourcesResumingBeforeTheDrainEndsAreHandled) {
-  auto sim = run(loaded({"routing.policy=flowcut", "flowcut.variant=ingress_only", "flowcut.pause_period_us=2"}));
+  auto sim = run(loaded({"routing.policy=flowcut", "flowcut.variant=ingress_only", "flowcut.pause_period_us=2",
+                         "flowcut.after_source_timeout=repause"}));
   expect_in_order(*sim);
   const auto fc = sim->summary()["flowcut"];
   EXPECT_GT(fc["drain_refreshes"].get<std::uint64_t>(), 0u);
@@ -186,6 +188,36 @@ TEST(FlowcutStress, SourcesResumingBeforeTheDrainEndsAreHandled) {
   EXPECT_LE(in_progress, 16u);
   EXPECT_EQ(fc["drains_completed"].get<std::uint64_t>() + fc["drains_abandoned"].get<std::uint64_t>() + in_progress,
             fc["drains"].get<std::uint64_t>());
+}
+
+// The paper's rule (old_path): a source that resumed on its own ends the drain, and its flowcut
+// keeps its path with no new drain until the entry empties. So no XOFF is sent again, every drain is
+// completed, given up or still running, and no flowcut is drained twice: drains never outnumber flowcuts
+// (with repause, the same run drains more often than it starts flowcuts).
+TEST(FlowcutStress, SourceTimeoutKeepsTheFlowcutOnItsPath) {
+  auto sim = run(loaded({"routing.policy=flowcut", "flowcut.variant=ingress_only", "flowcut.pause_period_us=2",
+                         "flowcut.after_source_timeout=old_path"}));
+  expect_in_order(*sim);
+  const auto fc = sim->summary()["flowcut"];
+  EXPECT_EQ(fc["drain_refreshes"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(fc["drains_abandoned"].get<std::uint64_t>(), 0u);
+  const auto in_progress = fc["drains_in_progress_at_end"].get<std::uint64_t>();
+  EXPECT_EQ(fc["drains_completed"].get<std::uint64_t>() + fc["drains_abandoned"].get<std::uint64_t>() + in_progress,
+            fc["drains"].get<std::uint64_t>());
+  EXPECT_LE(fc["drains"].get<std::uint64_t>(), fc["flowcuts"].get<std::uint64_t>());
+}
+
+// Lost Flowcut ACKs under the paper's rule: the entries that lost one never empty, but each drains at most
+// once; flows complete in order.
+TEST(FlowcutStress, LostAcksDrainEachFlowcutAtMostOnce) {
+  auto sim = run(loaded({"routing.policy=flowcut", "flowcut.variant=ingress_only", "failures.flowcut_ack_loss=0.01",
+                         "flowcut.after_source_timeout=old_path"}));
+  ASSERT_TRUE(sim->all_flows_completed());
+  expect_in_order(*sim);
+  const auto fc = sim->summary()["flowcut"];
+  EXPECT_GT(fc["acks_lost"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(fc["drain_refreshes"].get<std::uint64_t>(), 0u);
+  EXPECT_LE(fc["drains"].get<std::uint64_t>(), fc["flowcuts"].get<std::uint64_t>());
 }
 
 }  // namespace
