@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""How netasic's cost grows with the fabric: the bench scenario (3-tier fat tree, permutation, ECMP,
+lossless) at several sizes, run in rounds (every size once per round, so all sizes see the same state of
+a shared host), and reported as one table per size: wall time of the event loop, packet-hops per second,
+time per packet-hop, events per hop, peak resident memory and memory per host (median and range over the
+rounds).
+
+    scripts/scaling_bench.py --netasic build/netasic                      # k = 8, 12, 16, 24, 32
+    scripts/scaling_bench.py --netasic build/netasic --k 8 16 --rounds 5 --out out/scaling
+    scripts/scaling_bench.py --netasic build/netasic --k 64 --rounds 1 --size 131072   # 65,536 hosts
+
+Writes OUT/scaling.csv (one row per run), OUT/scaling.md (the table) and, with matplotlib (Debian's
+python3-matplotlib), OUT/scaling.png. Extra scenario keys pass through with --set KEY=VALUE.
+Python 3 standard library only, apart from the plot.
+"""
+import argparse
+import csv
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+LINE_FABRIC = re.compile(r"bench: .*?: (\d+) hosts, (\d+) switches")
+LINE_RUN = re.compile(r"bench: (\d+) packet-hops, (\d+) events in ([\d.]+) s wall, ([\d.]+) us simulated, (\d+)/(\d+) flows")
+LINE_RSS = re.compile(r"bench: peak_rss_mib=(\d+)")
+
+
+def run_once(netasic, k, size, sets):
+    cmd = [netasic, "bench", "--quiet", "--set", f"topology.fat_tree.k={k}", "--set", f"workload.size_bytes={size}"]
+    for s in sets:
+        cmd += ["--set", s]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"scaling_bench: {' '.join(cmd)} failed (exit {p.returncode}):\n{p.stderr.strip()}")
+    out = p.stdout
+    fab, run, rss = LINE_FABRIC.search(out), LINE_RUN.search(out), LINE_RSS.search(out)
+    if not (fab and run and rss):
+        sys.exit(f"scaling_bench: unexpected bench output from {' '.join(cmd)}:\n{out}")
+    hops, events, wall = int(run.group(1)), int(run.group(2)), float(run.group(3))
+    if run.group(5) != run.group(6):
+        sys.exit(f"scaling_bench: k={k}: only {run.group(5)} of {run.group(6)} flows completed")
+    hosts = int(fab.group(1))
+    return {
+        "k": k, "hosts": hosts, "switches": int(fab.group(2)), "size_bytes": size,
+        "packet_hops": hops, "events": events, "wall_s": wall, "simulated_us": float(run.group(4)),
+        "peak_rss_mib": int(rss.group(1)),
+        "hops_per_s": hops / wall, "ns_per_hop": wall * 1e9 / hops, "events_per_hop": events / hops,
+        "kib_per_host": int(rss.group(1)) * 1024 / hosts,
+    }
+
+
+def median_range(values, fmt):
+    m = statistics.median(values)
+    if len(values) == 1:
+        return fmt(m)
+    return f"{fmt(m)} ({fmt(min(values))} - {fmt(max(values))})"
+
+
+def table(rows, ks):
+    base = [r["ns_per_hop"] for r in rows if r["k"] == ks[0]]
+    lines = ["| k | hosts | switches | packet-hops | loop wall s | packet-hops/s | ns per hop | "
+             f"ns per hop / k={ks[0]} | events per hop | peak RSS MiB | KiB per host |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for k in ks:
+        rs = [r for r in rows if r["k"] == k]
+        ns = [r["ns_per_hop"] for r in rs]
+        rel = statistics.median(ns) / statistics.median(base)
+        lines.append("| " + " | ".join([
+            str(k), str(rs[0]["hosts"]), str(rs[0]["switches"]), f"{rs[0]['packet_hops']:,}",
+            median_range([r["wall_s"] for r in rs], lambda v: f"{v:.3f}"),
+            median_range([r["hops_per_s"] / 1e6 for r in rs], lambda v: f"{v:.2f} M"),
+            median_range(ns, lambda v: f"{v:.0f}"), f"{rel:.2f}",
+            f"{statistics.median(r['events_per_hop'] for r in rs):.2f}",
+            str(max(r["peak_rss_mib"] for r in rs)),
+            f"{statistics.median(r['kib_per_host'] for r in rs):.0f}"]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(rows, ks, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("scaling_bench: no matplotlib (Debian: python3-matplotlib); no plot written", file=sys.stderr)
+        return
+    hosts = [next(r["hosts"] for r in rows if r["k"] == k) for k in ks]
+    ns = [statistics.median(r["ns_per_hop"] for r in rows if r["k"] == k) for k in ks]
+    lo = [min(r["ns_per_hop"] for r in rows if r["k"] == k) for k in ks]
+    hi = [max(r["ns_per_hop"] for r in rows if r["k"] == k) for k in ks]
+    rss = [statistics.median(r["kib_per_host"] for r in rows if r["k"] == k) for k in ks]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.errorbar(hosts, ns, yerr=[[n - l for n, l in zip(ns, lo)], [h - n for n, h in zip(ns, hi)]],
+                marker="o", capsize=3, label="time per packet-hop (median, range)")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("hosts (3-tier fat tree)")
+    ax.set_ylabel("ns per packet-hop")
+    ax.set_ylim(bottom=0)
+    ax2 = ax.twinx()
+    ax2.plot(hosts, rss, marker="s", color="tab:orange", label="peak RSS per host")
+    ax2.set_ylabel("KiB per host")
+    ax2.set_ylim(bottom=0)
+    h1, l1 = ax.get_legend_handles_labels()
+    h2, l2 = ax2.get_legend_handles_labels()
+    ax.legend(h1 + h2, l1 + l2, loc="upper left", fontsize=8)
+    ax.set_title("netasic bench: cost per packet-hop by fabric size")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"scaling_bench: wrote {path}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--netasic", required=True, help="path of the netasic binary")
+    ap.add_argument("--k", type=int, nargs="+", default=[8, 12, 16, 24, 32], help="fat-tree radices (even)")
+    ap.add_argument("--rounds", type=int, default=3, help="runs per size, alternated across sizes")
+    ap.add_argument("--size", type=int, default=1 << 20, help="bytes per flow (workload.size_bytes)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="extra scenario key")
+    ap.add_argument("--out", default="out/scaling", help="output directory")
+    a = ap.parse_args()
+    if any(k < 4 or k % 2 for k in a.k):
+        ap.error("--k: every radix must be even and at least 4")
+    if a.rounds < 1:
+        ap.error("--rounds: at least 1")
+    os.makedirs(a.out, exist_ok=True)
+    rows = []
+    for rnd in range(a.rounds):
+        for k in a.k:
+            r = run_once(a.netasic, k, a.size, a.set)
+            r["round"] = rnd
+            rows.append(r)
+            print(f"round {rnd + 1}/{a.rounds} k={k}: {r['hosts']} hosts, {r['wall_s']:.2f} s, "
+                  f"{r['ns_per_hop']:.0f} ns/hop, {r['peak_rss_mib']} MiB", file=sys.stderr, flush=True)
+    with open(os.path.join(a.out, "scaling.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    md = table(rows, a.k)
+    with open(os.path.join(a.out, "scaling.md"), "w") as f:
+        f.write(md)
+    print(md, end="")
+    plot(rows, a.k, os.path.join(a.out, "scaling.png"))
+
+
+if __name__ == "__main__":
+    main()
