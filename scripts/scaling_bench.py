@@ -24,6 +24,7 @@ import sys
 LINE_FABRIC = re.compile(r"bench: .*?: (\d+) hosts, (\d+) switches")
 LINE_RUN = re.compile(r"bench: (\d+) packet-hops, (\d+) events in ([\d.]+) s wall, ([\d.]+) us simulated, (\d+)/(\d+) flows")
 LINE_RSS = re.compile(r"bench: peak_rss_mib=(\d+)")
+LINE_POOL = re.compile(r"bench: packets_allocated=(\d+)")
 
 
 def run_once(netasic, k, size, sets):
@@ -41,12 +42,14 @@ def run_once(netasic, k, size, sets):
     if run.group(5) != run.group(6):
         sys.exit(f"scaling_bench: k={k}: only {run.group(5)} of {run.group(6)} flows completed")
     hosts = int(fab.group(1))
+    pool = LINE_POOL.search(out)
     return {
         "k": k, "hosts": hosts, "switches": int(fab.group(2)), "size_bytes": size,
         "packet_hops": hops, "events": events, "wall_s": wall, "simulated_us": float(run.group(4)),
         "peak_rss_mib": int(rss.group(1)),
         "hops_per_s": hops / wall, "ns_per_hop": wall * 1e9 / hops, "events_per_hop": events / hops,
         "kib_per_host": int(rss.group(1)) * 1024 / hosts,
+        "packets_allocated": int(pool.group(1)) if pool else 0,
     }
 
 
@@ -60,8 +63,8 @@ def median_range(values, fmt):
 def table(rows, ks):
     base = [r["ns_per_hop"] for r in rows if r["k"] == ks[0]]
     lines = ["| k | hosts | switches | packet-hops | loop wall s | packet-hops/s | ns per hop | "
-             f"ns per hop / k={ks[0]} | events per hop | peak RSS MiB | KiB per host |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             f"ns per hop / k={ks[0]} | events per hop | peak RSS MiB | KiB per host | packets allocated |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for k in ks:
         rs = [r for r in rows if r["k"] == k]
         ns = [r["ns_per_hop"] for r in rs]
@@ -73,7 +76,8 @@ def table(rows, ks):
             median_range(ns, lambda v: f"{v:.0f}"), f"{rel:.2f}",
             f"{statistics.median(r['events_per_hop'] for r in rs):.2f}",
             str(max(r["peak_rss_mib"] for r in rs)),
-            f"{statistics.median(r['kib_per_host'] for r in rs):.0f}"]) + " |")
+            f"{statistics.median(r['kib_per_host'] for r in rs):.0f}",
+            f"{max(r['packets_allocated'] for r in rs):,}"]) + " |")
     return "\n".join(lines) + "\n"
 
 

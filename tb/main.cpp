@@ -119,6 +119,9 @@ int print_bench(netasic::Simulation& sim) {
                            sim.packet_hops(), sim.fabric().events(), sim.wall_seconds(),
                            netasic::ps_to_ns(sim.sim_time()) / 1000.0, sim.flows().completed(), sim.flows().size());
   std::cout << fmt::format("bench: peak_rss_mib={}\n", peak_rss_mib());
+  // The pool grows to the most packets ever in flight at once (queued in switches, on links, in NICs).
+  std::cout << fmt::format("bench: packets_allocated={} ({} MiB)\n", sim.fabric().pool().capacity(),
+                           sim.fabric().pool().capacity() * sizeof(netasic::Packet) >> 20);
   std::cout << fmt::format("packet_hops_per_second={:.0f}\n", hops_per_s);
   return 0;
 }
