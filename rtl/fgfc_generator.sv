@@ -139,6 +139,19 @@ module fgfc_generator #(
       end
     end
   end
+`ifdef FORMAL
+  // Invariants the gap proof builds on (verification/formal/fgfc_gap.sv; Yosys read_verilog -formal
+  // defines FORMAL): a gap counter never exceeds Gap - 1, and the slots in use hold distinct flow ids (a
+  // request for a tracked flow goes to that flow's slot, never to a second one).
+  integer f_i, f_j;
+  always @* begin
+    for (f_i = 0; f_i < Slots; f_i = f_i + 1) begin
+      assert(cnt_q[f_i] <= GAP_LOAD);
+      for (f_j = f_i + 1; f_j < Slots; f_j = f_j + 1)
+        assert(!(in_use[f_i] && in_use[f_j] && fid_q[f_i] == fid_q[f_j]));
+    end
+  end
+`endif
 endmodule
 
 `default_nettype wire
