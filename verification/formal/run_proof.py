@@ -3,7 +3,8 @@
     /usr/bin/python3 verification/formal/run_proof.py WRAPPER RTL_FILE... [-p K=V]... [--bmc N | --maxsteps N]
         [--mutate FILE OLD NEW --expect-fail] [--out DIR]
 
-WRAPPER is verification/formal/<top>.sv (module <top>); RTL_FILE are rtl/*.sv names. The flow:
+WRAPPER is verification/formal/<top>.sv (module <top>), or the name of an RTL block to prove its own
+`ifdef FORMAL` assertions with every input free; RTL_FILE are rtl/*.sv names. The flow:
 read_verilog -formal -sv (defines FORMAL: the blocks' internal invariants join the wrapper's port
 properties) -> chparam -> prep -flatten -> memory_map (RAMs become registers) -> async2sync (the
 asynchronous reset becomes a synchronous one the SAT model can unroll; its effect stays immediate) ->
@@ -31,7 +32,7 @@ RTL = os.path.normpath(os.path.join(HERE, "..", "..", "rtl"))
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("wrapper", help="formal wrapper module (verification/formal/<wrapper>.sv)")
+    ap.add_argument("wrapper", help="top: a formal wrapper (verification/formal/<wrapper>.sv) or an RTL block")
     ap.add_argument("rtl", nargs="+", help="rtl/*.sv files the wrapper instantiates")
     ap.add_argument("-p", "--param", action="append", default=[], help="K=V parameter of the wrapper")
     mode = ap.add_mutually_exclusive_group()
@@ -39,6 +40,8 @@ def main(argv):
     mode.add_argument("--bmc", type=int, help="bounded model check to this depth instead of induction")
     ap.add_argument("--mutate", nargs=3, metavar=("FILE", "OLD", "NEW"), help="seed a bug in rtl/FILE")
     ap.add_argument("--expect-fail", action="store_true", help="pass only if the proof fails (seeded bug)")
+    ap.add_argument("--ports-only", action="store_true",
+                    help="read the RTL without FORMAL: only the wrapper's port properties are checked")
     ap.add_argument("--show", action="append", default=[], help="signal to print from a counterexample")
     ap.add_argument("--out", help="output directory (default build-rtl/formal/<wrapper>_<params>)")
     a = ap.parse_args(argv)
@@ -67,15 +70,20 @@ def main(argv):
     if os.path.exists(vcd):
         os.remove(vcd)
     how = ("-seq %d" % a.bmc) if a.bmc else ("-tempinduct -maxsteps %d" % a.maxsteps)
-    script = "\n".join([
-        "read_verilog -formal -sv -I%s %s %s" % (RTL, " ".join(files), os.path.join(HERE, a.wrapper + ".sv")),
+    wrapper = os.path.join(HERE, a.wrapper + ".sv")
+    reads = ["read_verilog %s-sv -I%s %s" % ("" if a.ports_only else "-formal ", RTL, " ".join(files))]
+    if os.path.exists(wrapper):
+        reads.append("read_verilog -formal -sv -I%s %s" % (RTL, wrapper))
+    elif a.ports_only:
+        sys.exit("run_proof: --ports-only needs a wrapper (verification/formal/%s.sv)" % a.wrapper)
+    script = "\n".join(reads + [
         "chparam%s %s" % (chparam, a.wrapper) if chparam else "",
         "prep -flatten -top %s" % a.wrapper,
         "memory_map",
         "opt -fast",
         "async2sync",
         "dffunmap",
-        "sat %s -prove-asserts -set-init-zero -dump_vcd %s %s %s" % (
+        "sat %s -prove-asserts -set-at 1 rst_ni 0 -dump_vcd %s %s %s" % (
             how, vcd, " ".join("-show " + x for x in a.show), a.wrapper),
     ]) + "\n"
     with open(os.path.join(out, "proof.ys"), "w") as f:
