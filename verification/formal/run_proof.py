@@ -30,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 RTL = os.path.normpath(os.path.join(HERE, "..", "..", "rtl"))
 
 
-def main(argv):
+def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("wrapper", help="top: a formal wrapper (verification/formal/<wrapper>.sv) or an RTL block")
     ap.add_argument("rtl", nargs="+", help="rtl/*.sv files the wrapper instantiates")
@@ -44,31 +44,29 @@ def main(argv):
                     help="read the RTL without FORMAL: only the wrapper's port properties are checked")
     ap.add_argument("--show", action="append", default=[], help="signal to print from a counterexample")
     ap.add_argument("--out", help="output directory (default build-rtl/formal/<wrapper>_<params>)")
-    a = ap.parse_args(argv)
+    return ap.parse_args(argv)
 
-    tag = a.wrapper + "".join("_" + p.replace("=", "") for p in a.param) + ("_mutant" if a.mutate else "")
-    out = a.out or os.path.join(HERE, "..", "..", "build-rtl", "formal", tag)
-    os.makedirs(out, exist_ok=True)
+
+def rtl_files(a, out):
+    """The RTL files to read: rtl/<name>, with the --mutate one replaced by its mutant copy in out."""
     files = [os.path.join(RTL, f) for f in a.rtl]
-    if a.mutate:
-        name, old, new = a.mutate
-        path = os.path.join(RTL, name)
-        with open(path) as f:
-            text = f.read()
-        if text.count(old) != 1:
-            sys.exit("run_proof: %r occurs %d times in %s (must be once)" % (old, text.count(old), path))
-        mutant = os.path.join(out, name)
-        with open(mutant, "w") as f:
-            f.write(text.replace(old, new))
-        files = [mutant if f == path else f for f in files]
-        print("seeded bug in %s: %r -> %r" % (name, old, new))
-    chparam = ""
-    for p in a.param:
-        k, v = p.split("=", 1)
-        chparam += " -set %s %s" % (k, v)
-    vcd = os.path.join(out, "counterexample.vcd")
-    if os.path.exists(vcd):
-        os.remove(vcd)
+    if not a.mutate:
+        return files
+    name, old, new = a.mutate
+    path = os.path.join(RTL, name)
+    with open(path) as f:
+        text = f.read()
+    if text.count(old) != 1:
+        sys.exit("run_proof: %r occurs %d times in %s (must be once)" % (old, text.count(old), path))
+    mutant = os.path.join(out, name)
+    with open(mutant, "w") as f:
+        f.write(text.replace(old, new))
+    print("seeded bug in %s: %r -> %r" % (name, old, new))
+    return [mutant if f == path else f for f in files]
+
+
+def proof_script(a, files, vcd):
+    chparam = "".join(" -set %s %s" % tuple(p.split("=", 1)) for p in a.param)
     how = ("-seq %d" % a.bmc) if a.bmc else ("-tempinduct -maxsteps %d" % a.maxsteps)
     wrapper = os.path.join(HERE, a.wrapper + ".sv")
     reads = ["read_verilog %s-sv -I%s %s" % ("" if a.ports_only else "-formal ", RTL, " ".join(files))]
@@ -76,55 +74,74 @@ def main(argv):
         reads.append("read_verilog -formal -sv -I%s %s" % (RTL, wrapper))
     elif a.ports_only:
         sys.exit("run_proof: --ports-only needs a wrapper (verification/formal/%s.sv)" % a.wrapper)
-    script = "\n".join(reads + [
+    return "\n".join(reads + [
         "chparam%s %s" % (chparam, a.wrapper) if chparam else "",
         "prep -flatten -top %s" % a.wrapper,
         "memory_map",
         "opt -fast",
         "async2sync",
         "dffunmap",
+        # The first cycle is a reset; registers without one start at any value.
         "sat %s -prove-asserts -set-at 1 rst_ni 0 -dump_vcd %s %s %s" % (
             how, vcd, " ".join("-show " + x for x in a.show), a.wrapper),
     ]) + "\n"
-    with open(os.path.join(out, "proof.ys"), "w") as f:
-        f.write(script)
-    log = os.path.join(out, "yosys.log")
-    t0 = time.time()
-    r = subprocess.run(["yosys", "-q", "-l", log, "-s", os.path.join(out, "proof.ys")],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    seconds = time.time() - t0
-    with open(log) as f:
-        text = f.read()
-    if r.returncode != 0:
-        sys.stderr.write(r.stderr[-4000:])
-        sys.exit("run_proof: yosys failed, see %s" % log)
+
+
+def verdict(a, text, vcd):
+    """(proven, failed, one-line verdict) from Yosys' log."""
     lengths = re.findall(r"Trying induction with length (\d+)", text)
     if a.bmc:
         proven = "SAT proof finished - no model found: SUCCESS!" in text
         failed = "SAT proof finished - model found: FAIL!" in text
         depth = "depth %d" % a.bmc
+        cex = "within %d cycles" % a.bmc
     else:
         proven = "Induction step proven: SUCCESS!" in text
         failed = "model found for base case: FAIL!" in text
         depth = "induction length %s" % (lengths[-1] if lengths else "?")
-    what = "%s %s" % (a.wrapper, " ".join(a.param))
+        cex = "of %s cycles" % (lengths[-1] if lengths else "?")
     if proven and not failed:
-        verdict = "PROVEN (%s)" % ("bounded, " + depth if a.bmc else "unbounded, " + depth)
-    elif failed:
-        verdict = "FAILED: counterexample of %s cycles from reset (%s)" % (
-            a.bmc if a.bmc else (lengths[-1] if lengths else "?"), os.path.normpath(vcd))
-    else:
-        verdict = "UNDECIDED: no counterexample up to %s, but the induction did not close" % depth
-    print("%s: %s, %.1f s; log %s" % (what, verdict, seconds, os.path.normpath(log)))
+        return True, False, "PROVEN (%s, %s)" % ("bounded" if a.bmc else "unbounded", depth)
+    if failed:
+        return False, True, "FAILED: counterexample %s from reset (%s)" % (cex, os.path.normpath(vcd))
+    return False, False, "UNDECIDED: no counterexample up to %s, but the induction did not close" % depth
+
+
+def print_trace(text):
+    """The counterexample's table (Yosys prints it after the failing case), one line per cycle."""
+    table = text[text.rindex("model found"):]
+    cycles = {}
+    for m in re.finditer(r"^\s+(\d+)\s+\\(\S+)\s+(-?\d+)\s", table, re.M):
+        cycles.setdefault(int(m.group(1)), []).append("%s=%s" % (m.group(2), m.group(3)))
+    for c in sorted(cycles):
+        print("  cycle %d: %s" % (c, " ".join(cycles[c])))
+
+
+def main(argv):
+    a = parse_args(argv)
+    tag = a.wrapper + "".join("_" + p.replace("=", "") for p in a.param) + ("_mutant" if a.mutate else "")
+    out = a.out or os.path.join(HERE, "..", "..", "build-rtl", "formal", tag)
+    os.makedirs(out, exist_ok=True)
+    vcd = os.path.join(out, "counterexample.vcd")
+    if os.path.exists(vcd):
+        os.remove(vcd)
+    with open(os.path.join(out, "proof.ys"), "w") as f:
+        f.write(proof_script(a, rtl_files(a, out), vcd))
+    log = os.path.join(out, "yosys.log")
+    t0 = time.time()
+    r = subprocess.run(["yosys", "-q", "-l", log, "-s", os.path.join(out, "proof.ys")],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    seconds = time.time() - t0
+    if r.returncode != 0:
+        sys.stderr.write(r.stderr[-4000:])
+        sys.exit("run_proof: yosys failed, see %s" % log)
+    with open(log) as f:
+        text = f.read()
+    proven, failed, line = verdict(a, text, vcd)
+    print("%s %s: %s, %.1f s; log %s" % (a.wrapper, " ".join(a.param), line, seconds, os.path.normpath(log)))
     if failed and a.show:
-        # The counterexample's table (Yosys prints it after the failing base case): step, signal, value.
-        table = text[text.rindex("model found"):]
-        cycles = {}
-        for m in re.finditer(r"^\s+(\d+)\s+\\(\S+)\s+(-?\d+)\s", table, re.M):
-            cycles.setdefault(int(m.group(1)), []).append("%s=%s" % (m.group(2), m.group(3)))
-        for c in sorted(cycles):
-            print("  cycle %d: %s" % (c, " ".join(cycles[c])))
-    ok = failed if a.expect_fail else (proven and not failed)
+        print_trace(text)
+    ok = failed if a.expect_fail else proven
     if not ok:
         sys.exit("run_proof: expected the proof to %s" % ("fail (seeded bug)" if a.expect_fail else "pass"))
 
