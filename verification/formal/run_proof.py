@@ -1,7 +1,7 @@
 """Run one Yosys formal proof of an RTL block (verification/formal/, docs/formal.md).
 
     /usr/bin/python3 verification/formal/run_proof.py WRAPPER RTL_FILE... [-p K=V]... [--bmc N | --maxsteps N]
-        [--mutate FILE OLD NEW --expect-fail] [--out DIR]
+        [--mutate FILE OLD NEW --expect-fail] [--ports-only] [--define NAME] [--show SIGNAL] [--out DIR]
 
 WRAPPER is verification/formal/<top>.sv (module <top>), or the name of an RTL block to prove its own
 `ifdef FORMAL` assertions with every input free; RTL_FILE are rtl/*.sv names. The flow:
@@ -42,6 +42,8 @@ def parse_args(argv):
     ap.add_argument("--expect-fail", action="store_true", help="pass only if the proof fails (seeded bug)")
     ap.add_argument("--ports-only", action="store_true",
                     help="read the RTL without FORMAL: only the wrapper's port properties are checked")
+    ap.add_argument("--define", action="append", default=[], metavar="NAME",
+                    help="define NAME when reading the wrapper (properties it keeps for bounded runs)")
     ap.add_argument("--show", action="append", default=[], help="signal to print from a counterexample")
     ap.add_argument("--out", help="output directory (default build-rtl/formal/<wrapper>_<params>)")
     return ap.parse_args(argv)
@@ -71,7 +73,7 @@ def proof_script(a, files, vcd):
     wrapper = os.path.join(HERE, a.wrapper + ".sv")
     reads = ["read_verilog %s-sv -I%s %s" % ("" if a.ports_only else "-formal ", RTL, " ".join(files))]
     if os.path.exists(wrapper):
-        reads.append("read_verilog -formal -sv -I%s %s" % (RTL, wrapper))
+        reads.append("read_verilog -formal -sv %s-I%s %s" % ("".join("-D%s " % d for d in a.define), RTL, wrapper))
     elif a.ports_only:
         sys.exit("run_proof: --ports-only needs a wrapper (verification/formal/%s.sv)" % a.wrapper)
     return "\n".join(reads + [
@@ -119,7 +121,8 @@ def print_trace(text):
 
 def main(argv):
     a = parse_args(argv)
-    tag = a.wrapper + "".join("_" + p.replace("=", "") for p in a.param) + ("_mutant" if a.mutate else "")
+    tag = a.wrapper + "".join("_" + p.replace("=", "") for p in a.param) + "".join("_" + d for d in a.define) + (
+        "_mutant" if a.mutate else "")
     out = a.out or os.path.join(HERE, "..", "..", "build-rtl", "formal", tag)
     os.makedirs(out, exist_ok=True)
     vcd = os.path.join(out, "counterexample.vcd")
