@@ -139,6 +139,37 @@ module fgfc_generator #(
       end
     end
   end
+`ifdef FORMAL
+  // Invariants the gap proof builds on (verification/formal/fgfc_gap.sv, docs/formal.md; Yosys
+  // read_verilog -formal defines FORMAL): a gap counter never exceeds Gap - 1, and the slots in use hold
+  // distinct flow ids (a request for a tracked flow goes to that flow's slot, never to a second one).
+  // The gap rule itself is restated here for one arbitrary flow id f_flow, with the slot counter it
+  // rests on, so that it is 1-inductive at any Gap: f_left, the cycles left in f_flow's gap after its
+  // frame was taken, equals the gap counter of the slot in use for f_flow. F_GAP is Gap - 1 written out
+  // again, not GAP_LOAD, so that a wrong GAP_LOAD fails the proof.
+  localparam [CW-1:0] F_GAP = CW'(Gap - 1);
+  (* anyconst *) reg [31:0] f_flow;
+  reg [CW-1:0] f_left;
+  reg          f_linked;
+  wire         f_offered = frm_valid_o && frm_flow_id_o == f_flow;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) f_left <= {CW{1'b0}};
+    else if (f_offered && frm_ready_i) f_left <= F_GAP;
+    else if (f_left != {CW{1'b0}}) f_left <= f_left - 1'b1;
+  end
+  integer f_i, f_j;
+  always @* begin
+    f_linked = f_left == {CW{1'b0}};
+    for (f_i = 0; f_i < Slots; f_i = f_i + 1) begin
+      assert(cnt_q[f_i] <= F_GAP);
+      for (f_j = f_i + 1; f_j < Slots; f_j = f_j + 1)
+        assert(!(in_use[f_i] && in_use[f_j] && fid_q[f_i] == fid_q[f_j]));
+      if (in_use[f_i] && fid_q[f_i] == f_flow && cnt_q[f_i] == f_left) f_linked = 1'b1;
+    end
+    assert(f_linked);
+    assert(!(f_offered && f_left != {CW{1'b0}}));
+  end
+`endif
 endmodule
 
 `default_nettype wire

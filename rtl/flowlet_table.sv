@@ -159,6 +159,63 @@ module flowlet_table #(
   assign rsp_index_o = idx_q;
 
   wire unused_flowlet = ^{op_q, crc[31:IDX_W]};
+`ifdef FORMAL
+  // Entry invariants, proven with Yosys sat -tempinduct (verification/formal/, docs/formal.md;
+  // read_verilog -formal defines FORMAL). An entry is {port, age, valid}. For one arbitrary
+  // entry f_idx (anyconst), with f_old its value when the request was taken:
+  //   ACCESS of it: new flowlet exactly when it was invalid; a valid entry keeps its port; afterwards it
+  //     is valid with age 0 and the response's port; other entries are unchanged.
+  //   CHECK: valid age 0 -> valid age 1, same port; valid age 1 -> invalid; invalid -> unchanged. So
+  //     no valid entry has age 0 after a CHECK, and an entry not accessed for two CHECKs is invalid.
+  //   A new flowlet's port is below req_port_count_i (when that is in 1 .. 2^PortWidth). While the table
+  //   initialises after reset, every entry below the pointer is cleared (invalid).
+  (* anyconst *) reg [IDX_W-1:0] f_idx;
+  reg [EW-1:0] f_old;
+  reg          f_live;  // a request was taken since reset
+  wire [EW-1:0] f_ent = ram[f_idx];
+  wire          f_access = f_live && !op_q;
+  wire          f_check = f_live && op_q;
+  wire          f_aged_ok = f_old[0] ? (f_old[1] ? !f_ent[0] : f_ent == {f_old[EW-1:2], 2'b11})
+                                     : f_ent == f_old;
+  wire [PortWidth:0] f_port_max = {1'b1, {PortWidth{1'b0}}};
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) f_live <= 1'b0;
+    else if (req_fire) f_live <= 1'b1;
+  end
+  always @(posedge clk_i) if (req_fire) f_old <= f_ent;
+  always @* begin
+    assert(state_q <= ST_RSP);
+    assert(state_q == ST_INIT || state_q == ST_IDLE || f_live);
+    if (state_q == ST_INIT) begin
+      assert(ptr_q < Entries[IDX_W:0]);
+      if ({1'b0, f_idx} < ptr_q) assert(f_ent == {EW{1'b0}});
+    end
+    if (state_q == ST_READ || state_q == ST_EXEC) begin
+      assert(f_access);
+      assert(f_ent == f_old);
+    end
+    if (state_q == ST_EXEC && idx_q == f_idx) assert(rd_q == f_old);
+    if (state_q == ST_RSP && f_access) begin
+      if (idx_q == f_idx) begin
+        assert(rsp_new_q == !f_old[0]);
+        if (!rsp_new_q) assert(rsp_port_q == f_old[EW-1:2]);
+        assert(f_ent == {rsp_port_q, 2'b01});
+      end else begin
+        assert(f_ent == f_old);
+      end
+      if (rsp_new_q && count_q != {(PortWidth + 1){1'b0}} && count_q <= f_port_max)
+        assert({1'b0, rsp_port_q} < count_q);
+    end
+    if (state_q == ST_SWEEP) begin
+      assert(f_check);
+      assert(ptr_q <= Entries[IDX_W:0]);
+      if ({1'b0, f_idx} >= ptr_q) assert(f_ent == f_old);
+      if (ptr_q != {(IDX_W + 1){1'b0}} && f_idx == prev) assert(rd_q == f_old && f_ent == f_old);
+      if ({1'b0, f_idx} + 1'b1 < ptr_q) assert(f_aged_ok);
+    end
+    if (state_q == ST_RSP && f_check) assert(f_aged_ok);
+  end
+`endif
 endmodule
 
 `default_nettype wire

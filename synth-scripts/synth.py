@@ -6,7 +6,9 @@ Writes into the output directory:
   stat_rtl.txt     `stat` after proc (memories still RTLIL memories: memory bits visible here)
   stat_gates.txt   `stat` after techmap + abc to a generic gate library (memories left unmapped)
   result.json      cells by type, flip-flops, memory bits, NAND2-equivalent gate estimate, Yosys wall
-                   and CPU time and peak memory (Yosys and ABC)
+                   and CPU time and peak memory (Yosys and ABC); with --timing also logic_depth (Yosys
+                   `ltp -noff`), its path, est_clock_ps and est_fmax_mhz (GATE_DELAY_PS below)
+  ltp.txt          (--timing) the longest path between flip-flops, RAM ports and block ports
 and prints a short summary. These are pre-layout estimates: no technology library, no placement, no
 wires; memories are counted in bits, not gates (a RAM compiler macro would implement them).
 
@@ -43,6 +45,13 @@ NAND2_EQ = {
     "$_XOR_": 3.0, "$_XNOR_": 3.0, "$_MUX_": 3.0, "$_NMUX_": 2.5,
     "$_AOI3_": 1.5, "$_OAI3_": 1.5, "$_AOI4_": 2.0, "$_OAI4_": 2.0,
 }
+# Timing estimate (--timing): logic depth = Yosys `ltp -noff` on the mapped netlist, the longest path in
+# cells between flip-flops, RAM ports, inputs and outputs; every generic cell counts as one level. One
+# level is taken as one FO4 inverter delay of a 28 nm planar process, 14 ps by the rule of thumb
+# FO4 ~ 0.5 ns x drawn gate length in um (which gives the 45 ps usually quoted for 90 nm); a flip-flop
+# adds clock-to-q plus setup, taken as 3 FO4. No wires, no fanout-dependent delay, no clock skew.
+GATE_DELAY_PS = 14.0
+FLOP_OVERHEAD_PS = 42.0
 FLOP_BASE = 4.5   # plain D flip-flop
 FLOP_RESET = 1.0  # + asynchronous or synchronous reset/set
 FLOP_ENABLE = 1.5  # + clock enable (a hold mux)
@@ -57,6 +66,7 @@ BLOCKS = {
     "fgfc_generator": ("fgfc_generator", ["fgfc_generator.sv"]),
     "flowsail": ("flowsail", ["flowsail.sv", "crc32_key.sv", "xoshiro256ss.sv"]),
     "reorder_buffer": ("reorder_buffer", ["reorder_buffer.sv"]),
+    "xoshiro256ss": ("xoshiro256ss", ["xoshiro256ss.sv"]),  # the random source alone (its share of a block)
 }
 
 
@@ -98,6 +108,27 @@ def parse_stat(text):
     return cells, mem_bits, total
 
 
+def parse_ltp(text):
+    """Length and end points of the path `ltp` printed last: (length, first node, last node)."""
+    i = text.rfind("Longest topological path")
+    if i < 0:
+        return None
+    block = text[i:]
+    m = re.match(r"Longest topological path in \S+ \(length=(\d+)\):", block)
+    nodes = re.findall(r"^\s+\d+: (\S+(?: \[\d+\])?)", block, re.M)
+    ff = re.search(r"^\s+ff: (\S+(?: \[\d+\])?)", block, re.M)  # the flip-flop or RAM the path ends at
+    return int(m.group(1)), (nodes[0] if nodes else ""), (ff.group(1) if ff else nodes[-1] if nodes else "")
+
+
+def timing_estimate(depth):
+    clock_ps = depth * GATE_DELAY_PS + FLOP_OVERHEAD_PS
+    return {"logic_depth": depth, "est_clock_ps": round(clock_ps, 1), "est_fmax_mhz": round(1e6 / clock_ps, 1),
+            "timing_model": {"gate_delay_ps": GATE_DELAY_PS, "flop_overhead_ps": FLOP_OVERHEAD_PS,
+                             "basis": "1 level = 1 FO4 of a 28 nm planar process (14 ps); flip-flop "
+                                      "clock-to-q + setup 3 FO4; RAM ports count as flip-flops (access "
+                                      "time not included); no wires"}}
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("block", choices=sorted(BLOCKS))
@@ -105,6 +136,12 @@ def main(argv):
     ap.add_argument("--out", help="output directory (default build-rtl/synth/<block>_<params>)")
     ap.add_argument("--check-memory-bits", type=int, help="fail unless stat reports exactly this many")
     ap.add_argument("--check-flip-flops", type=int, help="fail unless the netlist has exactly this many")
+    ap.add_argument("--timing", action="store_true",
+                    help="logic depth (Yosys ltp -noff on the mapped netlist) and an estimated clock frequency "
+                         "(docs/synthesis.md, 'Timing estimate')")
+    ap.add_argument("--blackbox", action="append", default=[], metavar="MODULE",
+                    help="keep this submodule as an empty black box (its share of a block: the block's figures "
+                         "without it)")
     ap.add_argument("--abc-fast", action="store_true", help="abc -fast (large CAM points)")
     ap.add_argument("--flow", choices=("abc", "techmap"), default="abc",
                     help="abc (default): techmap then ABC to the generic gate set; techmap: stop after techmap "
@@ -122,13 +159,14 @@ def main(argv):
             sys.exit("synth: parameter %r is not K=V" % p)
         k, v = p.split("=", 1)
         params.append((k, v))
-    tag = a.block + "".join("_%s%s" % (k, v.strip('"')) for k, v in params)
+    tag = a.block + "".join("_%s%s" % (k, v.strip('"')) for k, v in params) + "".join("_no_" + m for m in a.blackbox)
     out = a.out or os.path.join(HERE, "..", "build-rtl", "synth", tag)
     os.makedirs(out, exist_ok=True)
     chparam = " ".join("-chparam %s %s" % (k, param_value(v)) for k, v in params)
     script = "\n".join([
         "read_verilog -sv -I%s %s" % (RTL, " ".join(os.path.join(RTL, f) for f in files)),
         "hierarchy -check -top %s %s" % (top, chparam),
+    ] + ["blackbox *%s*" % m for m in a.blackbox] + [
         "flatten",
         "proc",
         "opt -fast",
@@ -158,7 +196,10 @@ def main(argv):
         "opt_clean",
     ]) + [
         "tee -o %s stat" % os.path.join(out, "stat_gates.txt"),
-    ]) + "\n"
+    # A black box is no path: without timing it would count as one level from every input to every
+    # output (false paths such as next_i -> below_o); its outputs start paths as a register's would.
+    ] + (["tee -o %s ltp -noff%s" % (os.path.join(out, "ltp.txt"), "".join(
+        " * t:*%s* %%d" % m for m in a.blackbox) if a.blackbox else "")] if a.timing else [])) + "\n"
     with open(os.path.join(out, "flow.ys"), "w") as f:
         f.write(script)
     t0 = time.time()
@@ -187,12 +228,15 @@ def main(argv):
             flop_nand2 += n * flop_area(cell)
         elif cell.startswith("$mem"):
             memories += n
+        elif any(m in cell for m in a.blackbox):
+            pass  # a black-boxed submodule (--blackbox): not counted
         else:
             sys.exit("synth: no NAND2-equivalent for cell type %s (add it to the table)" % cell)
     result = {
         "block": a.block,
         "top": top,
         "params": dict(params),
+        "black_boxes": a.blackbox,
         "flow": a.flow,
         "pre_layout_estimate": True,
         "cells_by_type": dict(sorted(cells.items())),
@@ -210,6 +254,13 @@ def main(argv):
         "nand2_table": {"combinational": NAND2_EQ, "flop_base": FLOP_BASE, "flop_reset": FLOP_RESET,
                         "flop_enable": FLOP_ENABLE},
     }
+    if a.timing:
+        with open(os.path.join(out, "ltp.txt")) as f:
+            ltp = parse_ltp(f.read())
+        if ltp is None:
+            sys.exit("synth: no ltp result in %s/ltp.txt" % out)
+        result.update(timing_estimate(ltp[0]))
+        result["logic_path"] = {"from": ltp[1], "to": ltp[2]}
     with open(os.path.join(out, "result.json"), "w") as f:
         json.dump(result, f, indent=2)
         f.write("\n")
@@ -217,6 +268,10 @@ def main(argv):
           "%.1f s (%.1f s CPU, %.0f MB peak)"
           % (a.block, " ".join("%s=%s" % kv for kv in params) or "(defaults)", a.flow, result["nand2_equivalent"],
              comb_nand2, flops, flop_nand2, mem_bits, total, seconds, cpu_seconds, peak_mb))
+    if a.timing:
+        print("  logic depth %d (%s -> %s): about %.0f ps, %.0f MHz (%.0f ps per level + %.0f ps flip-flop)"
+              % (result["logic_depth"], result["logic_path"]["from"], result["logic_path"]["to"],
+                 result["est_clock_ps"], result["est_fmax_mhz"], GATE_DELAY_PS, FLOP_OVERHEAD_PS))
     print("  pre-layout estimate; reports in %s" % os.path.normpath(out))
     if a.check_memory_bits is not None and mem_bits != a.check_memory_bits:
         sys.exit("synth: memory_bits %d != expected %d" % (mem_bits, a.check_memory_bits))
