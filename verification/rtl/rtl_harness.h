@@ -5,6 +5,11 @@
 // Environment:
 //   NETASIC_VCD=<file>      dump a VCD of the run (up to the first mismatch, where the test stops)
 //   NETASIC_VCD_FROM=<n>    start the dump at cycle n (a mismatch message suggests a value)
+//   NETASIC_RAND_SEED=<n>   random initialisation: every flip-flop and RAM word starts from seed n's
+//                           random value instead of 0 (so what the reset and the RAM-clear sequences
+//                           miss stays random; the models are Verilated with
+//                           --x-initial unique --x-assign unique; this is +verilator+rand+reset+2
+//                           +verilator+seed+n). CTest runs each test at a few seeds (rtl_randinit_*).
 #pragma once
 
 #include <verilated.h>
@@ -37,6 +42,12 @@ class Clocked {
  public:
   explicit Clocked(const std::string& name) : name_(name) {
     ctx_ = std::make_unique<VerilatedContext>();
+    // Before the model exists: its constructor draws the initial values.
+    if (const char* seed = std::getenv("NETASIC_RAND_SEED")) {
+      ctx_->randReset(2);
+      ctx_->randSeed(static_cast<int>(std::strtol(seed, nullptr, 10)));
+    }
+    Verilated::threadContextp(ctx_.get());
     model_ = std::make_unique<Model>(ctx_.get(), "dut");
     if (const char* vcd = std::getenv("NETASIC_VCD")) {
       ctx_->traceEverOn(true);
