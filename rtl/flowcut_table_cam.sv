@@ -237,6 +237,68 @@ module flowcut_table_cam #(
 
   // Unused in this implementation (same ports as the hashed one; the occupancy is the valid vector).
   wire unused = ^{unit_inc, unit_dec, Ways[0]};
+`ifndef SYNTHESIS
+  // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
+  // verification/rtl); Yosys defines SYNTHESIS and never sees them. ----
+  reg sva_on_q;    // out of reset (the checks sample this flop, not the asynchronous reset)
+  reg sva_busy_q;  // a request accepted, its response not yet taken
+  reg sva_wait_q;  // ... and accepted in the previous cycle (the response is due in the next)
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      sva_on_q <= 1'b0;
+      sva_busy_q <= 1'b0;
+      sva_wait_q <= 1'b0;
+    end else begin
+      sva_on_q <= 1'b1;
+      if (req_fire) sva_busy_q <= 1'b1;
+      else if (rsp_valid_o && rsp_ready_i) sva_busy_q <= 1'b0;
+      sva_wait_q <= req_fire;
+    end
+  end
+  wire [InflightWidth-1:0] sva_old_inflight = entry[OFF_IF +: InflightWidth];
+
+  // Handshake: the response and all its fields hold until taken; one request in flight, answered
+  // exactly once, 2 cycles after it was accepted.
+  a_rsp_hold: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      rsp_valid_o && !rsp_ready_i |=> rsp_valid_o && $stable({rsp_status_o, rsp_index_o, rsp_deleted_o,
+      rsp_inflight_o, rsp_out_port_o, rsp_in_port_o, rsp_rtt_avg_o, rsp_last_rtt_o, rsp_rtt_diff_avg_o, rsp_drain_o}))
+    else $error("flowcut_table_cam: response withdrawn or changed before it was taken");
+  a_rsp_once: assert property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o |-> sva_busy_q && !req_ready_o)
+    else $error("flowcut_table_cam: response without an accepted request");
+  a_answered: assert property (@(posedge clk_i) disable iff (!sva_on_q) sva_busy_q && !rsp_valid_o |-> sva_wait_q)
+    else $error("flowcut_table_cam: accepted request not answered after 2 cycles");
+  // Invariants: the in-flight byte counter saturates and never wraps (ADD never lowers it, ACK never
+  // raises it, SATURATED exactly when it clamps); an insert goes to a free entry; no key held twice.
+  a_add_no_wrap: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      exec && op_q == FC_OP_ADD && entry[0] |-> unit_inflight >= sva_old_inflight
+      && (unit_status == FC_ST_SATURATED) == (unit_inflight == {InflightWidth{1'b1}}
+                                             && {1'b0, bytes_q} + 33'(sva_old_inflight) > 33'(unit_inflight)))
+    else $error("flowcut_table_cam: in-flight counter wrapped on ADD");
+  a_ack_no_wrap: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      exec && op_q == FC_OP_ACK && hit |-> unit_inflight <= sva_old_inflight)
+    else $error("flowcut_table_cam: in-flight counter wrapped on ACK");
+  a_insert_free: assert property (@(posedge clk_i) disable iff (!sva_on_q) write_en && unit_use_free |-> !valid[wr_idx])
+    else $error("flowcut_table_cam: insert over a valid entry");
+  integer sva_a, sva_b;
+  always @(posedge clk_i) begin
+    if (sva_on_q) begin
+      for (sva_a = 0; sva_a < Entries; sva_a = sva_a + 1)
+        for (sva_b = sva_a + 1; sva_b < Entries; sva_b = sva_b + 1)
+          a_key_unique: assert (!(valid[sva_a] && valid[sva_b]
+                                  && data[sva_a*DW +: KeyWidth] == data[sva_b*DW +: KeyWidth]))
+            else $error("flowcut_table_cam: entries %0d and %0d hold the same key", sva_a, sva_b);
+    end
+  end
+
+  // Functional coverage: table full (insert refused, every entry valid), in-flight counter saturation
+  // and underflow (the counter's two ends), delete on zero, a response held by back-pressure.
+  c_table_full: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_status == FC_ST_FULL);
+  c_all_valid: cover property (@(posedge clk_i) disable iff (!sva_on_q) &valid);
+  c_saturated: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_status == FC_ST_SATURATED);
+  c_underflow: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_status == FC_ST_UNDERFLOW);
+  c_ack_delete: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_deleted);
+  c_rsp_stall: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o && !rsp_ready_i);
+`endif
 endmodule
 
 `default_nettype wire

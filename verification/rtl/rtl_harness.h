@@ -76,7 +76,12 @@ class Clocked {
     ++cycle_;
   }
   void reset(unsigned cycles = 4) {
+    // Power-on: the asynchronous reset falls before the first clock edge (whatever rst_ni's initial
+    // value), so no flop, the assertions' own state included, is clocked while still uninitialised.
+    model_->rst_ni = 1;
+    model_->eval();
     model_->rst_ni = 0;
+    model_->eval();
     for (unsigned i = 0; i < cycles; ++i) {
       settle();
       edge();
