@@ -45,9 +45,12 @@ module fgfc_generator #(
   localparam [1:0] ST_ACCEPTED = 2'd0, ST_COALESCED = 2'd1, ST_FULL = 2'd2;
   localparam [CW-1:0] GAP_LOAD = CW'(Gap - 1);
 
+  // The parameter checks at the end of the module stop elaboration; this prints the offending values too
+  // (Yosys while it elaborates, a simulator at time 0). $display, not $error: Yosys 0.23 has no $error
+  // here.
   initial begin
-    if (Slots < 1 || Slots > 64) $error("fgfc_generator: Slots (%0d) outside 1 .. 64 %m", Slots);
-    if (Gap < 1 || Gap > 65535) $error("fgfc_generator: Gap (%0d) outside 1 .. 65535 %m", Gap);
+    if (Slots < 1 || Slots > 64) $display("fgfc_generator: Slots (%0d) outside 1 .. 64", Slots);
+    if (Gap < 1 || Gap > 65535) $display("fgfc_generator: Gap (%0d) outside 1 .. 65535", Gap);
   end
 
   reg [31:0]   fid_q    [0:Slots-1];
@@ -139,6 +142,18 @@ module fgfc_generator #(
       end
     end
   end
+
+  // Parameter checks at elaboration: an illegal value instantiates a module that does not exist and
+  // whose name states the rule, so Verilator and Yosys both stop and name it.
+  generate
+    if (Slots < 1 || Slots > 64) begin : g_bad_Slots
+      ERROR_fgfc_generator_Slots_must_be_in_1_to_64 u_param_error ();
+    end
+    if (Gap < 1 || Gap > 65535) begin : g_bad_Gap
+      ERROR_fgfc_generator_Gap_must_be_in_1_to_65535 u_param_error ();
+    end
+  endgenerate
+
 `ifndef SYNTHESIS
   // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
   // verification/rtl); Yosys defines SYNTHESIS and never sees them. ----

@@ -59,12 +59,15 @@ module flowcut_table_cam #(
   localparam integer OFF_IN = OFF_RA + 48 + 1;
   localparam [1:0] ST_IDLE = 2'd0, ST_EXEC = 2'd1, ST_RSP = 2'd2;
 
+  // The parameter checks at the end of the module stop elaboration; this prints the offending values too
+  // (Yosys while it elaborates, a simulator at time 0). $display, not $error: Yosys 0.23 has no $error
+  // here.
   initial begin
-    if (Entries < 4 || Entries > 65536) $error("flowcut_table_cam: Entries (%0d) outside 4 .. 65536 %m", Entries);
+    if (Entries < 4 || Entries > 65536) $display("flowcut_table_cam: Entries (%0d) outside 4 .. 65536", Entries);
     if (InflightWidth < 4 || InflightWidth > 31)
-      $error("flowcut_table_cam: InflightWidth (%0d) outside 4 .. 31 %m", InflightWidth);
-    if (PortWidth < 1 || PortWidth > 16) $error("flowcut_table_cam: PortWidth (%0d) outside 1 .. 16 %m", PortWidth);
-    if (KeyWidth < 8 || KeyWidth > 128) $error("flowcut_table_cam: KeyWidth (%0d) outside 8 .. 128 %m", KeyWidth);
+      $display("flowcut_table_cam: InflightWidth (%0d) outside 4 .. 31", InflightWidth);
+    if (PortWidth < 1 || PortWidth > 16) $display("flowcut_table_cam: PortWidth (%0d) outside 1 .. 16", PortWidth);
+    if (KeyWidth < 8 || KeyWidth > 128) $display("flowcut_table_cam: KeyWidth (%0d) outside 8 .. 128", KeyWidth);
   end
 
   // Request register.
@@ -237,6 +240,24 @@ module flowcut_table_cam #(
 
   // Unused in this implementation (same ports as the hashed one; the occupancy is the valid vector).
   wire unused = ^{unit_inc, unit_dec, Ways[0]};
+
+  // Parameter checks at elaboration: an illegal value instantiates a module that does not exist and
+  // whose name states the rule, so Verilator and Yosys both stop and name it.
+  generate
+    if (Entries < 4 || Entries > 65536) begin : g_bad_Entries
+      ERROR_flowcut_table_cam_Entries_must_be_in_4_to_65536 u_param_error ();
+    end
+    if (InflightWidth < 4 || InflightWidth > 31) begin : g_bad_InflightWidth
+      ERROR_flowcut_table_cam_InflightWidth_must_be_in_4_to_31 u_param_error ();
+    end
+    if (PortWidth < 1 || PortWidth > 16) begin : g_bad_PortWidth
+      ERROR_flowcut_table_cam_PortWidth_must_be_in_1_to_16 u_param_error ();
+    end
+    if (KeyWidth < 8 || KeyWidth > 128) begin : g_bad_KeyWidth
+      ERROR_flowcut_table_cam_KeyWidth_must_be_in_8_to_128 u_param_error ();
+    end
+  endgenerate
+
 `ifndef SYNTHESIS
   // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
   // verification/rtl); Yosys defines SYNTHESIS and never sees them. ----

@@ -65,15 +65,18 @@ module flowcut_table_hashed #(
   localparam integer OFF_IN = OFF_RA + 48 + 1;
   localparam [2:0] ST_INIT = 3'd0, ST_IDLE = 3'd1, ST_READ = 3'd2, ST_EXEC = 3'd3, ST_RSP = 3'd4;
 
+  // The parameter checks at the end of the module stop elaboration; this prints the offending values too
+  // (Yosys while it elaborates, a simulator at time 0). $display, not $error: Yosys 0.23 has no $error
+  // here.
   initial begin
     if (Entries < 4 || Entries > (1 << 20) || (Entries & (Entries - 1)) != 0)
-      $error("flowcut_table_hashed: Entries (%0d) must be a power of two in 4 .. 1048576 %m", Entries);
+      $display("flowcut_table_hashed: Entries (%0d) must be a power of two in 4 .. 1048576", Entries);
     if (Ways < 2 || Ways > 16 || (Ways & (Ways - 1)) != 0 || Ways > Entries / 2)
-      $error("flowcut_table_hashed: Ways (%0d) must be a power of two in 2 .. min(16, Entries/2) %m", Ways);
+      $display("flowcut_table_hashed: Ways (%0d) must be a power of two in 2 .. min(16, Entries/2)", Ways);
     if (InflightWidth < 4 || InflightWidth > 31)
-      $error("flowcut_table_hashed: InflightWidth (%0d) outside 4 .. 31 %m", InflightWidth);
-    if (PortWidth < 1 || PortWidth > 16) $error("flowcut_table_hashed: PortWidth (%0d) outside 1 .. 16 %m", PortWidth);
-    if (KeyWidth < 8 || KeyWidth > 128) $error("flowcut_table_hashed: KeyWidth (%0d) outside 8 .. 128 %m", KeyWidth);
+      $display("flowcut_table_hashed: InflightWidth (%0d) outside 4 .. 31", InflightWidth);
+    if (PortWidth < 1 || PortWidth > 16) $display("flowcut_table_hashed: PortWidth (%0d) outside 1 .. 16", PortWidth);
+    if (KeyWidth < 8 || KeyWidth > 128) $display("flowcut_table_hashed: KeyWidth (%0d) outside 8 .. 128", KeyWidth);
   end
 
   // Request register.
@@ -279,6 +282,27 @@ module flowcut_table_hashed #(
 
   // The in_port bits of a non-full-switch word are always 0 and not stored.
   wire unused_hashed = ^{crc[31:SET_W], unit_dec & unit_inc, unit_entry[EW-1:SW-1]};
+
+  // Parameter checks at elaboration: an illegal value instantiates a module that does not exist and
+  // whose name states the rule, so Verilator and Yosys both stop and name it.
+  generate
+    if (Entries < 4 || Entries > (1 << 20) || (Entries & (Entries - 1)) != 0) begin : g_bad_Entries
+      ERROR_flowcut_table_hashed_Entries_must_be_a_power_of_two_in_4_to_1048576 u_param_error ();
+    end
+    if (Ways < 2 || Ways > 16 || (Ways & (Ways - 1)) != 0 || Ways > Entries / 2) begin : g_bad_Ways
+      ERROR_flowcut_table_hashed_Ways_must_be_a_power_of_two_in_2_to_min_16_and_Entries_over_2 u_param_error ();
+    end
+    if (InflightWidth < 4 || InflightWidth > 31) begin : g_bad_InflightWidth
+      ERROR_flowcut_table_hashed_InflightWidth_must_be_in_4_to_31 u_param_error ();
+    end
+    if (PortWidth < 1 || PortWidth > 16) begin : g_bad_PortWidth
+      ERROR_flowcut_table_hashed_PortWidth_must_be_in_1_to_16 u_param_error ();
+    end
+    if (KeyWidth < 8 || KeyWidth > 128) begin : g_bad_KeyWidth
+      ERROR_flowcut_table_hashed_KeyWidth_must_be_in_8_to_128 u_param_error ();
+    end
+  endgenerate
+
 `ifndef SYNTHESIS
   // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
   // verification/rtl); Yosys defines SYNTHESIS and never sees them. ----

@@ -37,10 +37,13 @@ module flowlet_table #(
   localparam [2:0] ST_INIT = 3'd0, ST_IDLE = 3'd1, ST_READ = 3'd2, ST_EXEC = 3'd3, ST_SWEEP = 3'd4,
                    ST_RSP = 3'd5;
 
+  // The parameter checks at the end of the module stop elaboration; this prints the offending values too
+  // (Yosys while it elaborates, a simulator at time 0). $display, not $error: Yosys 0.23 has no $error
+  // here.
   initial begin
     if (Entries < 4 || Entries > (1 << 24) || (Entries & (Entries - 1)) != 0)
-      $error("flowlet_table: Entries (%0d) must be a power of two in 4 .. 16777216 %m", Entries);
-    if (PortWidth < 1 || PortWidth > 16) $error("flowlet_table: PortWidth (%0d) outside 1 .. 16 %m", PortWidth);
+      $display("flowlet_table: Entries (%0d) must be a power of two in 4 .. 16777216", Entries);
+    if (PortWidth < 1 || PortWidth > 16) $display("flowlet_table: PortWidth (%0d) outside 1 .. 16", PortWidth);
   end
 
   reg                 op_q;
@@ -159,6 +162,18 @@ module flowlet_table #(
   assign rsp_index_o = idx_q;
 
   wire unused_flowlet = ^{op_q, crc[31:IDX_W]};
+
+  // Parameter checks at elaboration: an illegal value instantiates a module that does not exist and
+  // whose name states the rule, so Verilator and Yosys both stop and name it.
+  generate
+    if (Entries < 4 || Entries > (1 << 24) || (Entries & (Entries - 1)) != 0) begin : g_bad_Entries
+      ERROR_flowlet_table_Entries_must_be_a_power_of_two_in_4_to_16777216 u_param_error ();
+    end
+    if (PortWidth < 1 || PortWidth > 16) begin : g_bad_PortWidth
+      ERROR_flowlet_table_PortWidth_must_be_in_1_to_16 u_param_error ();
+    end
+  endgenerate
+
 `ifndef SYNTHESIS
   // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
   // verification/rtl); Yosys defines SYNTHESIS and never sees them. ----

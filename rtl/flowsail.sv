@@ -66,17 +66,20 @@ module flowsail #(
   localparam [2:0] S_OK = 3'd0, S_OVERFLOW = 3'd1, S_UNDERFLOW = 3'd2, S_CFT_COLLISION = 3'd3, S_NOT_FOUND = 3'd4;
   localparam [2:0] ST_INIT = 3'd0, ST_IDLE = 3'd1, ST_READ = 3'd2, ST_EXEC = 3'd3, ST_RSP = 3'd4;
 
+  // The parameter checks at the end of the module stop elaboration; this prints the offending values too
+  // (Yosys while it elaborates, a simulator at time 0). $display, not $error: Yosys 0.23 has no $error
+  // here.
   initial begin
-    if (Queues < 2 || Queues > 32) $error("flowsail: Queues (%0d) outside 2 .. 32 %m", Queues);
+    if (Queues < 2 || Queues > 32) $display("flowsail: Queues (%0d) outside 2 .. 32", Queues);
     if (NftEntries < 2 || NftEntries > (1 << 20) || (NftEntries & (NftEntries - 1)) != 0)
-      $error("flowsail: NftEntries (%0d) must be a power of two in 2 .. 1048576 %m", NftEntries);
+      $display("flowsail: NftEntries (%0d) must be a power of two in 2 .. 1048576", NftEntries);
     if (CftEntries < 2 || CftEntries > (1 << 20) || (CftEntries & (CftEntries - 1)) != 0)
-      $error("flowsail: CftEntries (%0d) must be a power of two in 2 .. 1048576 %m", CftEntries);
-    if (SizeBits < 4 || SizeBits > 31) $error("flowsail: SizeBits (%0d) outside 4 .. 31 %m", SizeBits);
-    if (PauseBits < 2 || PauseBits > 16) $error("flowsail: PauseBits (%0d) outside 2 .. 16 %m", PauseBits);
-    if (FlownumBits < 2 || FlownumBits > 20) $error("flowsail: FlownumBits (%0d) outside 2 .. 20 %m", FlownumBits);
-    if (QLow < 0 || QLow > QHigh || QHigh >= (1 << SizeBits))
-      $error("flowsail: need 0 <= QLow (%0d) <= QHigh (%0d) < 2^SizeBits %m", QLow, QHigh);
+      $display("flowsail: CftEntries (%0d) must be a power of two in 2 .. 1048576", CftEntries);
+    if (SizeBits < 4 || SizeBits > 31) $display("flowsail: SizeBits (%0d) outside 4 .. 31", SizeBits);
+    if (PauseBits < 2 || PauseBits > 16) $display("flowsail: PauseBits (%0d) outside 2 .. 16", PauseBits);
+    if (FlownumBits < 2 || FlownumBits > 20) $display("flowsail: FlownumBits (%0d) outside 2 .. 20", FlownumBits);
+    if (QLow < 0 || QLow > QHigh || (SizeBits < 31 && QHigh >= (1 << SizeBits)))
+      $display("flowsail: need 0 <= QLow (%0d) <= QHigh (%0d) < 2^SizeBits", QLow, QHigh);
   end
 
   reg [2:0]     state_q, state_d;
@@ -394,6 +397,34 @@ module flowsail #(
   always @* begin
     for (k = 0; k < Queues; k = k + 1) rsp_paused_queues_o[k] = cf_q[k] != {PB{1'b0}};
   end
+
+  // Parameter checks at elaboration: an illegal value instantiates a module that does not exist and
+  // whose name states the rule, so Verilator and Yosys both stop and name it.
+  generate
+    if (Queues < 2 || Queues > 32) begin : g_bad_Queues
+      ERROR_flowsail_Queues_must_be_in_2_to_32 u_param_error ();
+    end
+    if (NftEntries < 2 || NftEntries > (1 << 20) || (NftEntries & (NftEntries - 1)) != 0) begin : g_bad_NftEntries
+      ERROR_flowsail_NftEntries_must_be_a_power_of_two_in_2_to_1048576 u_param_error ();
+    end
+    if (CftEntries < 2 || CftEntries > (1 << 20) || (CftEntries & (CftEntries - 1)) != 0) begin : g_bad_CftEntries
+      ERROR_flowsail_CftEntries_must_be_a_power_of_two_in_2_to_1048576 u_param_error ();
+    end
+    if (SizeBits < 4 || SizeBits > 31) begin : g_bad_SizeBits
+      ERROR_flowsail_SizeBits_must_be_in_4_to_31 u_param_error ();
+    end
+    if (PauseBits < 2 || PauseBits > 16) begin : g_bad_PauseBits
+      ERROR_flowsail_PauseBits_must_be_in_2_to_16 u_param_error ();
+    end
+    if (FlownumBits < 2 || FlownumBits > 20) begin : g_bad_FlownumBits
+      ERROR_flowsail_FlownumBits_must_be_in_2_to_20 u_param_error ();
+    end
+    // (1 << 31) overflows a 32-bit integer; every integer QHigh fits 31 bits anyway.
+    if (QLow < 0 || QLow > QHigh || (SizeBits < 31 && QHigh >= (1 << SizeBits))) begin : g_bad_QLow_QHigh
+      ERROR_flowsail_QLow_QHigh_need_0_le_QLow_le_QHigh_lt_2_pow_SizeBits u_param_error ();
+    end
+  endgenerate
+
 `ifndef SYNTHESIS
   // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
   // verification/rtl); Yosys defines SYNTHESIS and never sees them. ----

@@ -51,14 +51,17 @@ module reorder_buffer #(
   localparam [1:0] EV_DELIVER = 2'd0, EV_ACK = 2'd1, EV_NACK = 2'd2, EV_STORED = 2'd3;
   localparam [NW-1:0] CAPACITY = NW'(BufferUnits);
 
+  // The parameter checks at the end of the module stop elaboration; this prints the offending values too
+  // (Yosys while it elaborates, a simulator at time 0). $display, not $error: Yosys 0.23 has no $error
+  // here.
   initial begin
     if (Connections < 1 || Connections > 65536)
-      $error("reorder_buffer: Connections (%0d) outside 1 .. 65536 %m", Connections);
-    if (SeqBits < 3 || SeqBits > 32) $error("reorder_buffer: SeqBits (%0d) outside 3 .. 32 %m", SeqBits);
+      $display("reorder_buffer: Connections (%0d) outside 1 .. 65536", Connections);
+    if (SeqBits < 3 || SeqBits > 32) $display("reorder_buffer: SeqBits (%0d) outside 3 .. 32", SeqBits);
     if (BufferUnits < 1 || BufferUnits > 32)
-      $error("reorder_buffer: BufferUnits (%0d) outside 1 .. 32 %m", BufferUnits);
+      $display("reorder_buffer: BufferUnits (%0d) outside 1 .. 32", BufferUnits);
     if (MaxPacketUnits < 1 || MaxPacketUnits > BufferUnits)
-      $error("reorder_buffer: MaxPacketUnits (%0d) outside 1 .. BufferUnits %m", MaxPacketUnits);
+      $display("reorder_buffer: MaxPacketUnits (%0d) outside 1 .. BufferUnits", MaxPacketUnits);
   end
 
   reg [2:0]         state_q, state_d;
@@ -263,6 +266,24 @@ module reorder_buffer #(
       end
     end
   end
+
+  // Parameter checks at elaboration: an illegal value instantiates a module that does not exist and
+  // whose name states the rule, so Verilator and Yosys both stop and name it.
+  generate
+    if (Connections < 1 || Connections > 65536) begin : g_bad_Connections
+      ERROR_reorder_buffer_Connections_must_be_in_1_to_65536 u_param_error ();
+    end
+    if (SeqBits < 3 || SeqBits > 32) begin : g_bad_SeqBits
+      ERROR_reorder_buffer_SeqBits_must_be_in_3_to_32 u_param_error ();
+    end
+    if (BufferUnits < 1 || BufferUnits > 32) begin : g_bad_BufferUnits
+      ERROR_reorder_buffer_BufferUnits_must_be_in_1_to_32 u_param_error ();
+    end
+    if (MaxPacketUnits < 1 || MaxPacketUnits > BufferUnits) begin : g_bad_MaxPacketUnits
+      ERROR_reorder_buffer_MaxPacketUnits_must_be_in_1_to_BufferUnits u_param_error ();
+    end
+  endgenerate
+
 `ifndef SYNTHESIS
   // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
   // verification/rtl); Yosys defines SYNTHESIS and never sees them. ----
