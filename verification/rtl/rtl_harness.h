@@ -10,9 +10,14 @@
 //                           miss stays random; the models are Verilated with
 //                           --x-initial unique --x-assign unique; this is +verilator+rand+reset+2
 //                           +verilator+seed+n). CTest runs each test at a few seeds (rtl_randinit_*).
+//   NETASIC_COVERAGE_DIR=<d>  write the block's functional coverage (its `cover property` points; the
+//                           models are Verilated with --coverage-user) to <d>/<point>_<pid>.dat at the
+//                           end of the run (verification/rtl/coverage_report.py sums them per block)
 #pragma once
 
+#include <unistd.h>
 #include <verilated.h>
+#include <verilated_cov.h>
 #include <verilated_vcd_c.h>
 
 #include <cstdint>
@@ -58,6 +63,12 @@ class Clocked {
   ~Clocked() {
     if (trace_) trace_->close();
     model_->final();
+#ifdef NETASIC_RTL_COVERAGE
+    if (const char* dir = std::getenv("NETASIC_COVERAGE_DIR")) {
+      const std::string path = std::string(dir) + "/" + name_ + "_" + std::to_string(::getpid()) + ".dat";
+      ctx_->coveragep()->write(path.c_str());
+    }
+#endif
   }
   Model& dut() { return *model_; }
   std::uint64_t cycle() const { return cycle_; }
