@@ -12,9 +12,12 @@ module crc32_key #(
 );
   localparam integer NUM_BYTES = KeyWidth / 8;
 
+  // The parameter checks at the end of the module stop elaboration; this prints the offending values too
+  // (Yosys while it elaborates, a simulator at time 0). $display, not $error: Yosys 0.23 has no $error
+  // here.
   initial begin
     if (KeyWidth < 8 || KeyWidth > 128 || KeyWidth % 8 != 0)
-      $error("crc32_key: KeyWidth (%0d) must be a multiple of 8 in 8 .. 128 %m", KeyWidth);
+      $display("crc32_key: KeyWidth (%0d) must be a multiple of 8 in 8 .. 128", KeyWidth);
   end
 
   reg [31:0] crc;
@@ -27,6 +30,14 @@ module crc32_key #(
     end
     crc_o = ~crc;
   end
+
+  // Parameter checks at elaboration: an illegal value instantiates a module that does not exist and
+  // whose name states the rule, so Verilator and Yosys both stop and name it.
+  generate
+    if (KeyWidth < 8 || KeyWidth > 128 || KeyWidth % 8 != 0) begin : g_bad_KeyWidth
+      ERROR_crc32_key_KeyWidth_must_be_a_multiple_of_8_in_8_to_128 u_param_error ();
+    end
+  endgenerate
 endmodule
 
 `default_nettype wire

@@ -45,9 +45,12 @@ module fgfc_generator #(
   localparam [1:0] ST_ACCEPTED = 2'd0, ST_COALESCED = 2'd1, ST_FULL = 2'd2;
   localparam [CW-1:0] GAP_LOAD = CW'(Gap - 1);
 
+  // The parameter checks at the end of the module stop elaboration; this prints the offending values too
+  // (Yosys while it elaborates, a simulator at time 0). $display, not $error: Yosys 0.23 has no $error
+  // here.
   initial begin
-    if (Slots < 1 || Slots > 64) $error("fgfc_generator: Slots (%0d) outside 1 .. 64 %m", Slots);
-    if (Gap < 1 || Gap > 65535) $error("fgfc_generator: Gap (%0d) outside 1 .. 65535 %m", Gap);
+    if (Slots < 1 || Slots > 64) $display("fgfc_generator: Slots (%0d) outside 1 .. 64", Slots);
+    if (Gap < 1 || Gap > 65535) $display("fgfc_generator: Gap (%0d) outside 1 .. 65535", Gap);
   end
 
   reg [31:0]   fid_q    [0:Slots-1];
@@ -169,6 +172,95 @@ module fgfc_generator #(
     assert(f_linked);
     assert(!(f_offered && f_left != {CW{1'b0}}));
   end
+`endif
+
+  // Parameter checks at elaboration: an illegal value instantiates a module that does not exist and
+  // whose name states the rule, so Verilator and Yosys both stop and name it.
+  generate
+    if (Slots < 1 || Slots > 64) begin : g_bad_Slots
+      ERROR_fgfc_generator_Slots_must_be_in_1_to_64 u_param_error ();
+    end
+    if (Gap < 1 || Gap > 65535) begin : g_bad_Gap
+      ERROR_fgfc_generator_Gap_must_be_in_1_to_65535 u_param_error ();
+    end
+  endgenerate
+
+`ifndef SYNTHESIS
+  // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
+  // verification/rtl); Yosys defines SYNTHESIS and never sees them. ----
+  reg             sva_on_q;    // out of reset (the checks sample this flop, not the asynchronous reset)
+  reg             sva_busy_q;  // a request accepted, its status not yet taken
+  reg [Slots-1:0] sva_sent_q, sva_sent_xoff_q;  // per slot: a frame went out for its flow, and which
+  integer j;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      sva_on_q <= 1'b0;
+      sva_busy_q <= 1'b0;
+      sva_sent_q <= {Slots{1'b0}};
+    end else begin
+      sva_on_q <= 1'b1;
+      if (req_fire) sva_busy_q <= 1'b1;
+      else if (rsp_valid_o && rsp_ready_i) sva_busy_q <= 1'b0;
+      for (i = 0; i < Slots; i = i + 1) begin
+        if (emit_fire && emit_sel == SW'(i)) sva_sent_q[i] <= 1'b1;
+        else if (!in_use[i]) sva_sent_q[i] <= 1'b0;
+      end
+    end
+  end
+  always @(posedge clk_i) if (emit_fire) sva_sent_xoff_q[emit_sel] <= frm_xoff_o;
+  reg [Slots-1:0] sva_gap_last;  // the gap counter's last cycle: 1 -> 0
+  always @* for (i = 0; i < Slots; i = i + 1) sva_gap_last[i] = cnt_q[i] == {{(CW - 1){1'b0}}, 1'b1};
+
+  // Handshake: the status holds until taken; one request in flight, answered exactly once in the next
+  // cycle; a frame offered stays offered until taken (its contents may be replaced by a newer request
+  // for the flow: latest wins, as in the model).
+  a_rsp_hold: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      rsp_valid_o && !rsp_ready_i |=> rsp_valid_o && $stable(rsp_status_o))
+    else $error("fgfc_generator: status withdrawn or changed before it was taken");
+  a_rsp_once: assert property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o |-> sva_busy_q && !req_ready_o)
+    else $error("fgfc_generator: status without an accepted request");
+  a_answered: assert property (@(posedge clk_i) disable iff (!sva_on_q) req_fire |=> rsp_valid_o)
+    else $error("fgfc_generator: accepted request not answered in the next cycle");
+  a_frm_hold: assert property (@(posedge clk_i) disable iff (!sva_on_q) frm_valid_o && !frm_ready_i |=> frm_valid_o)
+    else $error("fgfc_generator: frame withdrawn before it was taken");
+  // Invariants: a gap counter never leaves 0 .. Gap-1 (it stops at 0, it does not wrap); no two slots in
+  // use hold the same flow (one pending frame per flow); FULL only when no slot could take the request.
+  always @(posedge clk_i) begin
+    if (sva_on_q) begin
+      for (i = 0; i < Slots; i = i + 1) begin
+        /* verilator lint_off CMPCONST */  // always true when Gap is a power of two: still the contract
+        a_gap_range: assert (cnt_q[i] <= GAP_LOAD) else $error("fgfc_generator: gap counter of slot %0d wrapped", i);
+        /* verilator lint_on CMPCONST */
+        for (j = i + 1; j < Slots; j = j + 1)
+          a_flow_unique: assert (!(in_use[i] && in_use[j] && fid_q[i] == fid_q[j]))
+            else $error("fgfc_generator: slots %0d and %0d both hold flow %0d", i, j, fid_q[i]);
+      end
+    end
+  end
+  a_full_means_full: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      req_fire && status == ST_FULL |-> !hit && !any_free)
+    else $error("fgfc_generator: FULL while a slot could take the request");
+
+  // Functional coverage: XOFF and XON requests and frames, both transitions of one flow's frames
+  // (XOFF then XON, XON then XOFF), a pending XOFF replaced by XON and the reverse, FULL, coalescing, a
+  // gap counter running out with a frame waiting, every slot in use, a frame held by the link.
+  c_xoff_req: cover property (@(posedge clk_i) disable iff (!sva_on_q) wr_en && req_xoff_i);
+  c_xon_req: cover property (@(posedge clk_i) disable iff (!sva_on_q) wr_en && !req_xoff_i);
+  c_xoff_frame: cover property (@(posedge clk_i) disable iff (!sva_on_q) emit_fire && frm_xoff_o);
+  c_xon_frame: cover property (@(posedge clk_i) disable iff (!sva_on_q) emit_fire && !frm_xoff_o);
+  c_frame_xoff_to_xon: cover property (@(posedge clk_i) disable iff (!sva_on_q)
+      emit_fire && sva_sent_q[emit_sel] && sva_sent_xoff_q[emit_sel] && !frm_xoff_o);
+  c_frame_xon_to_xoff: cover property (@(posedge clk_i) disable iff (!sva_on_q)
+      emit_fire && sva_sent_q[emit_sel] && !sva_sent_xoff_q[emit_sel] && frm_xoff_o);
+  c_pending_xoff_to_xon: cover property (@(posedge clk_i) disable iff (!sva_on_q)
+      wr_en && hit && pend_q[match_sel] && xoff_q[match_sel] && !req_xoff_i);
+  c_pending_xon_to_xoff: cover property (@(posedge clk_i) disable iff (!sva_on_q)
+      wr_en && hit && pend_q[match_sel] && !xoff_q[match_sel] && req_xoff_i);
+  c_full: cover property (@(posedge clk_i) disable iff (!sva_on_q) req_fire && status == ST_FULL);
+  c_coalesced: cover property (@(posedge clk_i) disable iff (!sva_on_q) req_fire && status == ST_COALESCED);
+  c_gap_runs_out: cover property (@(posedge clk_i) disable iff (!sva_on_q) |(pend_q & sva_gap_last));
+  c_all_slots_in_use: cover property (@(posedge clk_i) disable iff (!sva_on_q) &in_use);
+  c_frm_stall: cover property (@(posedge clk_i) disable iff (!sva_on_q) frm_valid_o && !frm_ready_i);
 `endif
 endmodule
 

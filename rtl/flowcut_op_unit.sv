@@ -52,8 +52,11 @@ module flowcut_op_unit #(
   localparam integer OFF_IN  = OFF_DR + 1;
   localparam [InflightWidth:0] INFLIGHT_MAX = {1'b0, {InflightWidth{1'b1}}};
 
+  // The parameter checks at the end of the module stop elaboration; this prints the offending values too
+  // (Yosys while it elaborates, a simulator at time 0). $display, not $error: Yosys 0.23 has no $error
+  // here.
   initial begin
-    if (EntryWidth != OFF_IN + PortWidth) $error("flowcut_op_unit: EntryWidth inconsistent %m");
+    if (EntryWidth != OFF_IN + PortWidth) $display("flowcut_op_unit: EntryWidth inconsistent");
   end
 
   wire                     valid    = entry_i[0];
@@ -140,6 +143,14 @@ module flowcut_op_unit #(
       default: status_o = FC_ST_INVALID;
     endcase
   end
+
+  // Parameter checks at elaboration: an illegal value instantiates a module that does not exist and
+  // whose name states the rule, so Verilator and Yosys both stop and name it.
+  generate
+    if (EntryWidth != OFF_IN + PortWidth) begin : g_bad_EntryWidth
+      ERROR_flowcut_op_unit_EntryWidth_must_match_the_entry_layout u_param_error ();
+    end
+  endgenerate
 endmodule
 
 `default_nettype wire

@@ -47,8 +47,11 @@ module flowcut_table #(
   localparam integer LATENCY = (Impl == "HASHED") ? 3 : 2;
   /* verilator lint_on UNUSEDPARAM */
 
+  // The parameter checks at the end of the module stop elaboration; this prints the offending values too
+  // (Yosys while it elaborates, a simulator at time 0). $display, not $error: Yosys 0.23 has no $error
+  // here.
   initial begin
-    if (Impl != "CAM" && Impl != "HASHED") $error("flowcut_table: Impl must be \"CAM\" or \"HASHED\" %m");
+    if (Impl != "CAM" && Impl != "HASHED") $display("flowcut_table: Impl must be \"CAM\" or \"HASHED\"");
   end
 
   generate
@@ -82,6 +85,14 @@ module flowcut_table #(
         .rsp_out_port_o(rsp_out_port_o), .rsp_in_port_o(rsp_in_port_o), .rsp_rtt_avg_o(rsp_rtt_avg_o),
         .rsp_last_rtt_o(rsp_last_rtt_o), .rsp_rtt_diff_avg_o(rsp_rtt_diff_avg_o), .rsp_drain_o(rsp_drain_o)
       );
+    end
+  endgenerate
+
+  // Parameter checks at elaboration: an illegal value instantiates a module that does not exist and
+  // whose name states the rule, so Verilator and Yosys both stop and name it.
+  generate
+    if (Impl != "CAM" && Impl != "HASHED") begin : g_bad_Impl
+      ERROR_flowcut_table_Impl_must_be_CAM_or_HASHED u_param_error ();
     end
   endgenerate
 endmodule

@@ -59,12 +59,15 @@ module flowcut_table_cam #(
   localparam integer OFF_IN = OFF_RA + 48 + 1;
   localparam [1:0] ST_IDLE = 2'd0, ST_EXEC = 2'd1, ST_RSP = 2'd2;
 
+  // The parameter checks at the end of the module stop elaboration; this prints the offending values too
+  // (Yosys while it elaborates, a simulator at time 0). $display, not $error: Yosys 0.23 has no $error
+  // here.
   initial begin
-    if (Entries < 4 || Entries > 65536) $error("flowcut_table_cam: Entries (%0d) outside 4 .. 65536 %m", Entries);
+    if (Entries < 4 || Entries > 65536) $display("flowcut_table_cam: Entries (%0d) outside 4 .. 65536", Entries);
     if (InflightWidth < 4 || InflightWidth > 31)
-      $error("flowcut_table_cam: InflightWidth (%0d) outside 4 .. 31 %m", InflightWidth);
-    if (PortWidth < 1 || PortWidth > 16) $error("flowcut_table_cam: PortWidth (%0d) outside 1 .. 16 %m", PortWidth);
-    if (KeyWidth < 8 || KeyWidth > 128) $error("flowcut_table_cam: KeyWidth (%0d) outside 8 .. 128 %m", KeyWidth);
+      $display("flowcut_table_cam: InflightWidth (%0d) outside 4 .. 31", InflightWidth);
+    if (PortWidth < 1 || PortWidth > 16) $display("flowcut_table_cam: PortWidth (%0d) outside 1 .. 16", PortWidth);
+    if (KeyWidth < 8 || KeyWidth > 128) $display("flowcut_table_cam: KeyWidth (%0d) outside 8 .. 128", KeyWidth);
   end
 
   // Request register.
@@ -237,6 +240,86 @@ module flowcut_table_cam #(
 
   // Unused in this implementation (same ports as the hashed one; the occupancy is the valid vector).
   wire unused = ^{unit_inc, unit_dec, Ways[0]};
+
+  // Parameter checks at elaboration: an illegal value instantiates a module that does not exist and
+  // whose name states the rule, so Verilator and Yosys both stop and name it.
+  generate
+    if (Entries < 4 || Entries > 65536) begin : g_bad_Entries
+      ERROR_flowcut_table_cam_Entries_must_be_in_4_to_65536 u_param_error ();
+    end
+    if (InflightWidth < 4 || InflightWidth > 31) begin : g_bad_InflightWidth
+      ERROR_flowcut_table_cam_InflightWidth_must_be_in_4_to_31 u_param_error ();
+    end
+    if (PortWidth < 1 || PortWidth > 16) begin : g_bad_PortWidth
+      ERROR_flowcut_table_cam_PortWidth_must_be_in_1_to_16 u_param_error ();
+    end
+    if (KeyWidth < 8 || KeyWidth > 128) begin : g_bad_KeyWidth
+      ERROR_flowcut_table_cam_KeyWidth_must_be_in_8_to_128 u_param_error ();
+    end
+  endgenerate
+
+`ifndef SYNTHESIS
+  // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
+  // verification/rtl); Yosys defines SYNTHESIS and never sees them. ----
+  reg sva_on_q;    // out of reset (the checks sample this flop, not the asynchronous reset)
+  reg sva_busy_q;  // a request accepted, its response not yet taken
+  reg sva_wait_q;  // ... and accepted in the previous cycle (the response is due in the next)
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      sva_on_q <= 1'b0;
+      sva_busy_q <= 1'b0;
+      sva_wait_q <= 1'b0;
+    end else begin
+      sva_on_q <= 1'b1;
+      if (req_fire) sva_busy_q <= 1'b1;
+      else if (rsp_valid_o && rsp_ready_i) sva_busy_q <= 1'b0;
+      sva_wait_q <= req_fire;
+    end
+  end
+  wire [InflightWidth-1:0] sva_old_inflight = entry[OFF_IF +: InflightWidth];
+
+  // Handshake: the response and all its fields hold until taken; one request in flight, answered
+  // exactly once, 2 cycles after it was accepted.
+  a_rsp_hold: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      rsp_valid_o && !rsp_ready_i |=> rsp_valid_o && $stable({rsp_status_o, rsp_index_o, rsp_deleted_o,
+      rsp_inflight_o, rsp_out_port_o, rsp_in_port_o, rsp_rtt_avg_o, rsp_last_rtt_o, rsp_rtt_diff_avg_o, rsp_drain_o}))
+    else $error("flowcut_table_cam: response withdrawn or changed before it was taken");
+  a_rsp_once: assert property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o |-> sva_busy_q && !req_ready_o)
+    else $error("flowcut_table_cam: response without an accepted request");
+  a_answered: assert property (@(posedge clk_i) disable iff (!sva_on_q) sva_busy_q && !rsp_valid_o |-> sva_wait_q)
+    else $error("flowcut_table_cam: accepted request not answered after 2 cycles");
+  // Invariants: the in-flight byte counter saturates and never wraps (ADD never lowers it, ACK never
+  // raises it, SATURATED exactly when it clamps); an insert goes to a free entry; no key held twice.
+  a_add_no_wrap: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      exec && op_q == FC_OP_ADD && entry[0] |-> unit_inflight >= sva_old_inflight
+      && (unit_status == FC_ST_SATURATED) == (unit_inflight == {InflightWidth{1'b1}}
+                                             && {1'b0, bytes_q} + 33'(sva_old_inflight) > 33'(unit_inflight)))
+    else $error("flowcut_table_cam: in-flight counter wrapped on ADD");
+  a_ack_no_wrap: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      exec && op_q == FC_OP_ACK && hit |-> unit_inflight <= sva_old_inflight)
+    else $error("flowcut_table_cam: in-flight counter wrapped on ACK");
+  a_insert_free: assert property (@(posedge clk_i) disable iff (!sva_on_q) write_en && unit_use_free |-> !valid[wr_idx])
+    else $error("flowcut_table_cam: insert over a valid entry");
+  integer sva_a, sva_b;
+  always @(posedge clk_i) begin
+    if (sva_on_q) begin
+      for (sva_a = 0; sva_a < Entries; sva_a = sva_a + 1)
+        for (sva_b = sva_a + 1; sva_b < Entries; sva_b = sva_b + 1)
+          a_key_unique: assert (!(valid[sva_a] && valid[sva_b]
+                                  && data[sva_a*DW +: KeyWidth] == data[sva_b*DW +: KeyWidth]))
+            else $error("flowcut_table_cam: entries %0d and %0d hold the same key", sva_a, sva_b);
+    end
+  end
+
+  // Functional coverage: table full (insert refused, every entry valid), in-flight counter saturation
+  // and underflow (the counter's two ends), delete on zero, a response held by back-pressure.
+  c_table_full: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_status == FC_ST_FULL);
+  c_all_valid: cover property (@(posedge clk_i) disable iff (!sva_on_q) &valid);
+  c_saturated: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_status == FC_ST_SATURATED);
+  c_underflow: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_status == FC_ST_UNDERFLOW);
+  c_ack_delete: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_deleted);
+  c_rsp_stall: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o && !rsp_ready_i);
+`endif
 endmodule
 
 `default_nettype wire

@@ -65,15 +65,18 @@ module flowcut_table_hashed #(
   localparam integer OFF_IN = OFF_RA + 48 + 1;
   localparam [2:0] ST_INIT = 3'd0, ST_IDLE = 3'd1, ST_READ = 3'd2, ST_EXEC = 3'd3, ST_RSP = 3'd4;
 
+  // The parameter checks at the end of the module stop elaboration; this prints the offending values too
+  // (Yosys while it elaborates, a simulator at time 0). $display, not $error: Yosys 0.23 has no $error
+  // here.
   initial begin
     if (Entries < 4 || Entries > (1 << 20) || (Entries & (Entries - 1)) != 0)
-      $error("flowcut_table_hashed: Entries (%0d) must be a power of two in 4 .. 1048576 %m", Entries);
+      $display("flowcut_table_hashed: Entries (%0d) must be a power of two in 4 .. 1048576", Entries);
     if (Ways < 2 || Ways > 16 || (Ways & (Ways - 1)) != 0 || Ways > Entries / 2)
-      $error("flowcut_table_hashed: Ways (%0d) must be a power of two in 2 .. min(16, Entries/2) %m", Ways);
+      $display("flowcut_table_hashed: Ways (%0d) must be a power of two in 2 .. min(16, Entries/2)", Ways);
     if (InflightWidth < 4 || InflightWidth > 31)
-      $error("flowcut_table_hashed: InflightWidth (%0d) outside 4 .. 31 %m", InflightWidth);
-    if (PortWidth < 1 || PortWidth > 16) $error("flowcut_table_hashed: PortWidth (%0d) outside 1 .. 16 %m", PortWidth);
-    if (KeyWidth < 8 || KeyWidth > 128) $error("flowcut_table_hashed: KeyWidth (%0d) outside 8 .. 128 %m", KeyWidth);
+      $display("flowcut_table_hashed: InflightWidth (%0d) outside 4 .. 31", InflightWidth);
+    if (PortWidth < 1 || PortWidth > 16) $display("flowcut_table_hashed: PortWidth (%0d) outside 1 .. 16", PortWidth);
+    if (KeyWidth < 8 || KeyWidth > 128) $display("flowcut_table_hashed: KeyWidth (%0d) outside 8 .. 128", KeyWidth);
   end
 
   // Request register.
@@ -279,6 +282,110 @@ module flowcut_table_hashed #(
 
   // The in_port bits of a non-full-switch word are always 0 and not stored.
   wire unused_hashed = ^{crc[31:SET_W], unit_dec & unit_inc, unit_entry[EW-1:SW-1]};
+
+  // Parameter checks at elaboration: an illegal value instantiates a module that does not exist and
+  // whose name states the rule, so Verilator and Yosys both stop and name it.
+  generate
+    if (Entries < 4 || Entries > (1 << 20) || (Entries & (Entries - 1)) != 0) begin : g_bad_Entries
+      ERROR_flowcut_table_hashed_Entries_must_be_a_power_of_two_in_4_to_1048576 u_param_error ();
+    end
+    if (Ways < 2 || Ways > 16 || (Ways & (Ways - 1)) != 0 || Ways > Entries / 2) begin : g_bad_Ways
+      ERROR_flowcut_table_hashed_Ways_must_be_a_power_of_two_in_2_to_min_16_and_Entries_over_2 u_param_error ();
+    end
+    if (InflightWidth < 4 || InflightWidth > 31) begin : g_bad_InflightWidth
+      ERROR_flowcut_table_hashed_InflightWidth_must_be_in_4_to_31 u_param_error ();
+    end
+    if (PortWidth < 1 || PortWidth > 16) begin : g_bad_PortWidth
+      ERROR_flowcut_table_hashed_PortWidth_must_be_in_1_to_16 u_param_error ();
+    end
+    if (KeyWidth < 8 || KeyWidth > 128) begin : g_bad_KeyWidth
+      ERROR_flowcut_table_hashed_KeyWidth_must_be_in_8_to_128 u_param_error ();
+    end
+  endgenerate
+
+`ifndef SYNTHESIS
+  // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
+  // verification/rtl); Yosys defines SYNTHESIS and never sees them. ----
+  // Reference state: request in flight, cycles waited, and a shadow of every entry's valid bit (written
+  // where the RAM is written, reset where the RAM clear should leave the entry free).
+  reg               sva_on_q;  // out of reset (the checks sample this flop, not the asynchronous reset)
+  reg               sva_busy_q;
+  reg [1:0]         sva_wait_q;
+  reg [Entries-1:0] sva_valid_q;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      sva_on_q <= 1'b0;
+      sva_busy_q <= 1'b0;
+      sva_wait_q <= 2'd0;
+      /* verilator lint_off WIDTHCONCAT */  // one shadow bit per entry
+      sva_valid_q <= '0;
+      /* verilator lint_on WIDTHCONCAT */
+    end else begin
+      sva_on_q <= 1'b1;
+      if (req_fire) sva_busy_q <= 1'b1;
+      else if (rsp_valid_o && rsp_ready_i) sva_busy_q <= 1'b0;
+      if (req_fire) sva_wait_q <= 2'd1;
+      else if (sva_busy_q && !rsp_valid_o && sva_wait_q != 2'd3) sva_wait_q <= sva_wait_q + 2'd1;
+      if (exec && unit_write) sva_valid_q[{set_q, wr_way}] <= unit_entry[0];
+    end
+  end
+  reg [Ways-1:0] sva_way_valid;
+  reg            sva_rd_ok;  // every way read is valid exactly when the shadow says so
+  integer        sva_w;
+  always @* begin
+    sva_rd_ok = 1'b1;
+    for (sva_w = 0; sva_w < Ways; sva_w = sva_w + 1) begin
+      sva_way_valid[sva_w] = way_word[sva_w][0];
+      if (way_word[sva_w][0] != sva_valid_q[{set_q, sva_w[WAY_W-1:0]}]) sva_rd_ok = 1'b0;
+    end
+  end
+  wire [InflightWidth-1:0] sva_old_inflight = entry[OFF_IF +: InflightWidth];
+
+  // Handshake: the response and all its fields hold until taken; one request in flight, answered
+  // exactly once, 3 cycles after it was accepted.
+  a_rsp_hold: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      rsp_valid_o && !rsp_ready_i |=> rsp_valid_o && $stable({rsp_status_o, rsp_index_o, rsp_deleted_o,
+      rsp_inflight_o, rsp_out_port_o, rsp_in_port_o, rsp_rtt_avg_o, rsp_last_rtt_o, rsp_rtt_diff_avg_o, rsp_drain_o}))
+    else $error("flowcut_table_hashed: response withdrawn or changed before it was taken");
+  a_rsp_once: assert property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o |-> sva_busy_q && !req_ready_o)
+    else $error("flowcut_table_hashed: response without an accepted request");
+  a_answered: assert property (@(posedge clk_i) disable iff (!sva_on_q) sva_busy_q && !rsp_valid_o |-> sva_wait_q < 2'd3)
+    else $error("flowcut_table_hashed: accepted request not answered after 3 cycles");
+  // Invariants: the in-flight byte counter saturates and never wraps; the occupancy counter neither
+  // wraps nor drifts from the number of valid entries; an insert goes to a free way; every way read has
+  // the valid bit last written to it (a row the reset clear missed does not).
+  a_add_no_wrap: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      exec && op_q == FC_OP_ADD && entry[0] |-> unit_inflight >= sva_old_inflight
+      && (unit_status == FC_ST_SATURATED) == (unit_inflight == {InflightWidth{1'b1}}
+                                             && {1'b0, bytes_q} + 33'(sva_old_inflight) > 33'(unit_inflight)))
+    else $error("flowcut_table_hashed: in-flight counter wrapped on ADD");
+  a_ack_no_wrap: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      exec && op_q == FC_OP_ACK && hit |-> unit_inflight <= sva_old_inflight)
+    else $error("flowcut_table_hashed: in-flight counter wrapped on ACK");
+  a_count_no_wrap: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      exec |-> !(unit_inc && count_q == Entries[IDX_W:0]) && !(unit_dec && count_q == {(IDX_W + 1){1'b0}}))
+    else $error("flowcut_table_hashed: occupancy counter wrapped");
+  a_count_matches: assert property (@(posedge clk_i) disable iff (!sva_on_q) 32'(count_q) == $countones(sva_valid_q))
+    else $error("flowcut_table_hashed: occupancy counter differs from the valid entries");
+  a_insert_free: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      exec && unit_use_free |-> !sva_way_valid[wr_way])
+    else $error("flowcut_table_hashed: insert over a valid way");
+  a_rd_valid: assert property (@(posedge clk_i) disable iff (!sva_on_q) exec |-> sva_rd_ok)
+    else $error("flowcut_table_hashed: way read with a valid bit nothing wrote (RAM clear incomplete?)");
+
+  // Functional coverage: table full, set full (the key's set holds Ways other flows), an insert into a
+  // set another flow already uses (hash-set collision), every entry valid, in-flight saturation and
+  // underflow, delete on zero, a response held by back-pressure.
+  c_table_full: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_status == FC_ST_FULL);
+  c_set_full: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_status == FC_ST_SET_FULL);
+  c_set_collision: cover property (@(posedge clk_i) disable iff (!sva_on_q)
+      exec && op_q == FC_OP_INSERT && unit_use_free && |sva_way_valid);
+  c_all_valid: cover property (@(posedge clk_i) disable iff (!sva_on_q) count_q == Entries[IDX_W:0]);
+  c_saturated: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_status == FC_ST_SATURATED);
+  c_underflow: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_status == FC_ST_UNDERFLOW);
+  c_ack_delete: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_deleted);
+  c_rsp_stall: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o && !rsp_ready_i);
+`endif
 endmodule
 
 `default_nettype wire

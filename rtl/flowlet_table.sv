@@ -37,10 +37,13 @@ module flowlet_table #(
   localparam [2:0] ST_INIT = 3'd0, ST_IDLE = 3'd1, ST_READ = 3'd2, ST_EXEC = 3'd3, ST_SWEEP = 3'd4,
                    ST_RSP = 3'd5;
 
+  // The parameter checks at the end of the module stop elaboration; this prints the offending values too
+  // (Yosys while it elaborates, a simulator at time 0). $display, not $error: Yosys 0.23 has no $error
+  // here.
   initial begin
     if (Entries < 4 || Entries > (1 << 24) || (Entries & (Entries - 1)) != 0)
-      $error("flowlet_table: Entries (%0d) must be a power of two in 4 .. 16777216 %m", Entries);
-    if (PortWidth < 1 || PortWidth > 16) $error("flowlet_table: PortWidth (%0d) outside 1 .. 16 %m", PortWidth);
+      $display("flowlet_table: Entries (%0d) must be a power of two in 4 .. 16777216", Entries);
+    if (PortWidth < 1 || PortWidth > 16) $display("flowlet_table: PortWidth (%0d) outside 1 .. 16", PortWidth);
   end
 
   reg                 op_q;
@@ -215,6 +218,92 @@ module flowlet_table #(
     end
     if (state_q == ST_RSP && f_check) assert(f_aged_ok);
   end
+`endif
+
+  // Parameter checks at elaboration: an illegal value instantiates a module that does not exist and
+  // whose name states the rule, so Verilator and Yosys both stop and name it.
+  generate
+    if (Entries < 4 || Entries > (1 << 24) || (Entries & (Entries - 1)) != 0) begin : g_bad_Entries
+      ERROR_flowlet_table_Entries_must_be_a_power_of_two_in_4_to_16777216 u_param_error ();
+    end
+    if (PortWidth < 1 || PortWidth > 16) begin : g_bad_PortWidth
+      ERROR_flowlet_table_PortWidth_must_be_in_1_to_16 u_param_error ();
+    end
+  endgenerate
+
+`ifndef SYNTHESIS
+  // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
+  // verification/rtl); Yosys defines SYNTHESIS and never sees them. ----
+  // Reference state: a request accepted and not yet answered, the cycles it has waited, and a shadow of
+  // every entry's valid bit and owner key (written where the RAM is written, reset where the RAM clear
+  // should leave the entry invalid).
+  localparam integer SVA_WW = IDX_W + 2;
+  reg              sva_on_q;  // out of reset (the checks sample this flop, not the asynchronous reset)
+  reg              sva_busy_q, sva_op_q, sva_rd_q, sva_rd_valid_q, sva_rd_owned_q;
+  reg [SVA_WW-1:0] sva_wait_q;
+  reg [Entries-1:0] sva_valid_q;
+  reg [KeyWidth-1:0] sva_key_q [0:Entries-1];
+  wire             sva_rsp_fire = rsp_valid_o && rsp_ready_i;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      sva_on_q <= 1'b0;
+      sva_busy_q <= 1'b0;
+      sva_wait_q <= {SVA_WW{1'b0}};
+      /* verilator lint_off WIDTHCONCAT */  // one shadow bit per entry: 65536 at the default point
+      sva_valid_q <= '0;
+      /* verilator lint_on WIDTHCONCAT */
+      sva_rd_q <= 1'b0;
+    end else begin
+      sva_on_q <= 1'b1;
+      if (req_fire) sva_busy_q <= 1'b1;
+      else if (sva_rsp_fire) sva_busy_q <= 1'b0;
+      if (req_fire) sva_wait_q <= {{(SVA_WW - 1){1'b0}}, 1'b1};
+      else if (sva_busy_q && !rsp_valid_o) sva_wait_q <= sva_wait_q + 1'b1;
+      if (wr_en) sva_valid_q[wr_addr] <= wr_data[0];
+      sva_rd_q <= rd_en;
+    end
+  end
+  always @(posedge clk_i) begin
+    if (req_fire) sva_op_q <= req_op_i;
+    if (state_q == ST_EXEC) sva_key_q[idx_q] <= key_q;
+    if (rd_en) begin
+      sva_rd_valid_q <= sva_valid_q[rd_addr];  // the value the RAM read returns (read before write)
+      sva_rd_owned_q <= sva_key_q[rd_addr] == key_q;
+    end
+  end
+  wire [SVA_WW-1:0] sva_latency = sva_op_q ? SVA_WW'(Entries + 2) : SVA_WW'(3);
+
+  // Handshake: the response and its fields hold until taken; one request in flight; every accepted
+  // request is answered, exactly once, within its latency (ACCESS 3, CHECK Entries + 2 cycles).
+  a_rsp_hold: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      rsp_valid_o && !rsp_ready_i |=> rsp_valid_o && $stable({rsp_port_o, rsp_new_flowlet_o, rsp_index_o}))
+    else $error("flowlet_table: response withdrawn or changed before it was taken");
+  a_rsp_has_req: assert property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o |-> sva_busy_q && !req_ready_o)
+    else $error("flowlet_table: response without an accepted request, or request port ready while answering");
+  a_answered: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      sva_busy_q && !rsp_valid_o |-> sva_wait_q < sva_latency)
+    else $error("flowlet_table: accepted request not answered within its latency");
+  // Invariants: the clear and sweep pointer never passes Entries; a drawn port is below the request's count; an
+  // entry read is valid exactly when the shadow says so (an entry the reset clear missed is not).
+  a_ptr_range: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      state_q == ST_INIT || state_q == ST_SWEEP |-> ptr_q <= Entries[IDX_W:0])
+    else $error("flowlet_table: sweep pointer beyond Entries");
+  a_draw_range: assert property (@(posedge clk_i) disable iff (!sva_on_q) draw |-> {1'b0, rnd_port} < count_q)
+    else $error("flowlet_table: random port not below the candidate count");
+  a_rd_valid: assert property (@(posedge clk_i) disable iff (!sva_on_q) sva_rd_q |-> rd_q[0] == sva_rd_valid_q)
+    else $error("flowlet_table: entry read with a valid bit nothing wrote (RAM clear incomplete?)");
+
+  // Functional coverage.
+  c_new_flowlet: cover property (@(posedge clk_i) disable iff (!sva_on_q) state_q == ST_EXEC && !rd_q[0]);
+  c_refresh: cover property (@(posedge clk_i) disable iff (!sva_on_q) state_q == ST_EXEC && rd_q[0]);
+  c_collision: cover property (@(posedge clk_i) disable iff (!sva_on_q) state_q == ST_EXEC && rd_q[0] && !sva_rd_owned_q);
+  c_table_full: cover property (@(posedge clk_i) disable iff (!sva_on_q) req_fire && &sva_valid_q);
+  c_sweep_age: cover property (@(posedge clk_i) disable iff (!sva_on_q) state_q == ST_SWEEP && wr_en && rd_q[0] && !rd_q[1]);
+  c_sweep_expire: cover property (@(posedge clk_i) disable iff (!sva_on_q) state_q == ST_SWEEP && wr_en && rd_q[0] && rd_q[1]);
+  c_sweep_wrap: cover property (@(posedge clk_i) disable iff (!sva_on_q) state_q == ST_SWEEP && ptr_q == Entries[IDX_W:0]);
+  c_draw_full_range: cover property (@(posedge clk_i) disable iff (!sva_on_q)
+      draw && count_q == {1'b1, {PortWidth{1'b0}}});
+  c_rsp_stall: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o && !rsp_ready_i);
 `endif
 endmodule
 

@@ -66,17 +66,20 @@ module flowsail #(
   localparam [2:0] S_OK = 3'd0, S_OVERFLOW = 3'd1, S_UNDERFLOW = 3'd2, S_CFT_COLLISION = 3'd3, S_NOT_FOUND = 3'd4;
   localparam [2:0] ST_INIT = 3'd0, ST_IDLE = 3'd1, ST_READ = 3'd2, ST_EXEC = 3'd3, ST_RSP = 3'd4;
 
+  // The parameter checks at the end of the module stop elaboration; this prints the offending values too
+  // (Yosys while it elaborates, a simulator at time 0). $display, not $error: Yosys 0.23 has no $error
+  // here.
   initial begin
-    if (Queues < 2 || Queues > 32) $error("flowsail: Queues (%0d) outside 2 .. 32 %m", Queues);
+    if (Queues < 2 || Queues > 32) $display("flowsail: Queues (%0d) outside 2 .. 32", Queues);
     if (NftEntries < 2 || NftEntries > (1 << 20) || (NftEntries & (NftEntries - 1)) != 0)
-      $error("flowsail: NftEntries (%0d) must be a power of two in 2 .. 1048576 %m", NftEntries);
+      $display("flowsail: NftEntries (%0d) must be a power of two in 2 .. 1048576", NftEntries);
     if (CftEntries < 2 || CftEntries > (1 << 20) || (CftEntries & (CftEntries - 1)) != 0)
-      $error("flowsail: CftEntries (%0d) must be a power of two in 2 .. 1048576 %m", CftEntries);
-    if (SizeBits < 4 || SizeBits > 31) $error("flowsail: SizeBits (%0d) outside 4 .. 31 %m", SizeBits);
-    if (PauseBits < 2 || PauseBits > 16) $error("flowsail: PauseBits (%0d) outside 2 .. 16 %m", PauseBits);
-    if (FlownumBits < 2 || FlownumBits > 20) $error("flowsail: FlownumBits (%0d) outside 2 .. 20 %m", FlownumBits);
-    if (QLow < 0 || QLow > QHigh || QHigh >= (1 << SizeBits))
-      $error("flowsail: need 0 <= QLow (%0d) <= QHigh (%0d) < 2^SizeBits %m", QLow, QHigh);
+      $display("flowsail: CftEntries (%0d) must be a power of two in 2 .. 1048576", CftEntries);
+    if (SizeBits < 4 || SizeBits > 31) $display("flowsail: SizeBits (%0d) outside 4 .. 31", SizeBits);
+    if (PauseBits < 2 || PauseBits > 16) $display("flowsail: PauseBits (%0d) outside 2 .. 16", PauseBits);
+    if (FlownumBits < 2 || FlownumBits > 20) $display("flowsail: FlownumBits (%0d) outside 2 .. 20", FlownumBits);
+    if (QLow < 0 || QLow > QHigh || (SizeBits < 31 && QHigh >= (1 << SizeBits)))
+      $display("flowsail: need 0 <= QLow (%0d) <= QHigh (%0d) < 2^SizeBits", QLow, QHigh);
   end
 
   reg [2:0]     state_q, state_d;
@@ -394,6 +397,139 @@ module flowsail #(
   always @* begin
     for (k = 0; k < Queues; k = k + 1) rsp_paused_queues_o[k] = cf_q[k] != {PB{1'b0}};
   end
+
+  // Parameter checks at elaboration: an illegal value instantiates a module that does not exist and
+  // whose name states the rule, so Verilator and Yosys both stop and name it.
+  generate
+    if (Queues < 2 || Queues > 32) begin : g_bad_Queues
+      ERROR_flowsail_Queues_must_be_in_2_to_32 u_param_error ();
+    end
+    if (NftEntries < 2 || NftEntries > (1 << 20) || (NftEntries & (NftEntries - 1)) != 0) begin : g_bad_NftEntries
+      ERROR_flowsail_NftEntries_must_be_a_power_of_two_in_2_to_1048576 u_param_error ();
+    end
+    if (CftEntries < 2 || CftEntries > (1 << 20) || (CftEntries & (CftEntries - 1)) != 0) begin : g_bad_CftEntries
+      ERROR_flowsail_CftEntries_must_be_a_power_of_two_in_2_to_1048576 u_param_error ();
+    end
+    if (SizeBits < 4 || SizeBits > 31) begin : g_bad_SizeBits
+      ERROR_flowsail_SizeBits_must_be_in_4_to_31 u_param_error ();
+    end
+    if (PauseBits < 2 || PauseBits > 16) begin : g_bad_PauseBits
+      ERROR_flowsail_PauseBits_must_be_in_2_to_16 u_param_error ();
+    end
+    if (FlownumBits < 2 || FlownumBits > 20) begin : g_bad_FlownumBits
+      ERROR_flowsail_FlownumBits_must_be_in_2_to_20 u_param_error ();
+    end
+    // (1 << 31) overflows a 32-bit integer; every integer QHigh fits 31 bits anyway.
+    if (QLow < 0 || QLow > QHigh || (SizeBits < 31 && QHigh >= (1 << SizeBits))) begin : g_bad_QLow_QHigh
+      ERROR_flowsail_QLow_QHigh_need_0_le_QLow_le_QHigh_lt_2_pow_SizeBits u_param_error ();
+    end
+  endgenerate
+
+`ifndef SYNTHESIS
+  // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
+  // verification/rtl); Yosys defines SYNTHESIS and never sees them. ----
+  // Reference state: request in flight, cycles waited, and which NFT/CFT entries were written since
+  // reset (an entry never written must read as the RAM clear left it: all zero).
+  reg                  sva_on_q;  // out of reset (the checks sample this flop, not the asynchronous reset)
+  reg                  sva_busy_q, sva_nft_clean_q, sva_cft_clean_q;
+  reg [1:0]            sva_wait_q;
+  reg [NftEntries-1:0] sva_nft_w_q;
+  reg [CftEntries-1:0] sva_cft_w_q;
+  wire                 sva_exec = state_q == ST_EXEC;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      sva_on_q <= 1'b0;
+      sva_busy_q <= 1'b0;
+      sva_wait_q <= 2'd0;
+      /* verilator lint_off WIDTHCONCAT */  // one bit per entry
+      sva_nft_w_q <= '0;
+      sva_cft_w_q <= '0;
+      /* verilator lint_on WIDTHCONCAT */
+    end else begin
+      sva_on_q <= 1'b1;
+      if (req_fire) sva_busy_q <= 1'b1;
+      else if (rsp_valid_o && rsp_ready_i) sva_busy_q <= 1'b0;
+      if (req_fire) sva_wait_q <= 2'd1;
+      else if (sva_busy_q && !rsp_valid_o && sva_wait_q != 2'd3) sva_wait_q <= sva_wait_q + 2'd1;
+      if (nft_we && state_q != ST_INIT) sva_nft_w_q[nft_wa] <= 1'b1;
+      if (cft_we && state_q != ST_INIT) sva_cft_w_q[cft_wa] <= 1'b1;
+    end
+  end
+  always @(posedge clk_i) begin
+    if (rd_en) begin
+      sva_nft_clean_q <= !sva_nft_w_q[nft_idx];
+      sva_cft_clean_q <= !sva_cft_w_q[cft_idx];
+    end
+  end
+  // Per queue: cfNum / flowNum wrapped (0 <-> all ones in one step), cfNum 0 -> not 0 (the queue pauses)
+  // and not 0 -> 0 (it resumes).
+  reg [Queues-1:0] sva_wrap, sva_q_pause, sva_q_resume;
+  always @* begin
+    for (k = 0; k < Queues; k = k + 1) begin
+      sva_wrap[k] = (cf_q[k] == PAUSE_MAX && cf_d[k] == {PB{1'b0}}) || (cf_q[k] == {PB{1'b0}} && cf_d[k] == PAUSE_MAX)
+                 || (fnum_q[k] == FLOWNUM_MAX && fnum_d[k] == {FB{1'b0}})
+                 || (fnum_q[k] == {FB{1'b0}} && fnum_d[k] == FLOWNUM_MAX);
+      sva_q_pause[k] = cf_q[k] == {PB{1'b0}} && cf_d[k] != {PB{1'b0}};
+      sva_q_resume[k] = cf_q[k] != {PB{1'b0}} && cf_d[k] == {PB{1'b0}};
+    end
+  end
+  wire sva_enq_ok = sva_exec && enq && status == S_OK;
+  wire sva_deq_ok = sva_exec && op_q == OP_DEQ && status == S_OK;
+  wire sva_ctl = sva_exec && op_q != OP_ENQ && op_q != OP_DEQ;
+
+  // Handshake: the response and all its fields hold until taken; one request in flight, answered
+  // exactly once, 3 cycles after it was accepted.
+  a_rsp_hold: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      rsp_valid_o && !rsp_ready_i |=> rsp_valid_o && $stable({rsp_status_o, rsp_queue_o, rsp_congested_o,
+      rsp_pause_o, rsp_resume_o, rsp_paused_queues_o}))
+    else $error("flowsail: response withdrawn or changed before it was taken");
+  a_rsp_once: assert property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o |-> sva_busy_q && !req_ready_o)
+    else $error("flowsail: response without an accepted request");
+  a_answered: assert property (@(posedge clk_i) disable iff (!sva_on_q) sva_busy_q && !rsp_valid_o |-> sva_wait_q < 2'd3)
+    else $error("flowsail: accepted request not answered after 3 cycles");
+  // Invariants: an accepted enqueue grows the flow size and the queue length by exactly its bytes (a
+  // carry is refused as OVERFLOW, never wrapped) and never lowers flowNum or pauseNum; an accepted
+  // dequeue never raises any of them; cfNum and flowNum saturate; PAUSE only with a congestion mark and
+  // never together with RESUME; entries never written read as cleared.
+  a_enq_no_wrap: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      sva_enq_ok |-> {1'b0, len_new} == len_add && {1'b0, size_new} == size_add && fnum_new >= fnum && pn_new >= pn)
+    else $error("flowsail: enqueue wrapped a counter");
+  a_deq_no_wrap: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      sva_deq_ok |-> len_new <= len && size_new <= size && fnum_new <= fnum && pn_new <= pn)
+    else $error("flowsail: dequeue wrapped a counter");
+  a_qt_saturate: assert property (@(posedge clk_i) disable iff (!sva_on_q) sva_wrap == {Queues{1'b0}})
+    else $error("flowsail: cfNum or flowNum wrapped");
+  a_pause_marked: assert property (@(posedge clk_i) disable iff (!sva_on_q) sva_exec && pause |-> congested && !resume)
+    else $error("flowsail: PAUSE without a congestion mark, or with RESUME");
+  a_nft_cleared: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      sva_exec && sva_nft_clean_q |-> nft_rd_q == {NW{1'b0}})
+    else $error("flowsail: NFT entry read that neither the clear nor a request wrote");
+  a_cft_cleared: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      sva_exec && sva_cft_clean_q |-> cft_rd_q == {CW{1'b0}})
+    else $error("flowsail: CFT entry read that neither the clear nor a request wrote");
+
+  // Functional coverage: PAUSE (pauseNum 0 -> 1) and RESUME (1 -> 0) per flow, a queue's pause and
+  // resume (cfNum 0 <-> not 0) and the CONTROL frames that cause them, CFT collision, overflow,
+  // underflow, NOT_FOUND, an enqueue to rsvQ, the random queue choice (no empty queue), an NFT hash
+  // collision (a new flow on another flow's entry), flowNum and pauseNum at their maximum.
+  c_pause: cover property (@(posedge clk_i) disable iff (!sva_on_q) sva_exec && pause);
+  c_resume: cover property (@(posedge clk_i) disable iff (!sva_on_q) sva_exec && resume);
+  c_queue_pause: cover property (@(posedge clk_i) disable iff (!sva_on_q) |sva_q_pause);
+  c_queue_resume: cover property (@(posedge clk_i) disable iff (!sva_on_q) |sva_q_resume);
+  c_ctrl_pause: cover property (@(posedge clk_i) disable iff (!sva_on_q) sva_ctl && pause_in_q && status == S_OK);
+  c_ctrl_resume: cover property (@(posedge clk_i) disable iff (!sva_on_q) sva_ctl && !pause_in_q && status == S_OK);
+  c_cft_collision: cover property (@(posedge clk_i) disable iff (!sva_on_q) sva_exec && status == S_CFT_COLLISION);
+  c_overflow: cover property (@(posedge clk_i) disable iff (!sva_on_q) sva_exec && status == S_OVERFLOW);
+  c_underflow: cover property (@(posedge clk_i) disable iff (!sva_on_q) sva_exec && status == S_UNDERFLOW);
+  c_not_found: cover property (@(posedge clk_i) disable iff (!sva_on_q) sva_exec && status == S_NOT_FOUND);
+  c_rsvq_enqueue: cover property (@(posedge clk_i) disable iff (!sva_on_q) sva_enq_ok && c_hit);
+  c_random_queue: cover property (@(posedge clk_i) disable iff (!sva_on_q) sva_exec && new_normal && !any_empty);
+  c_nft_collision: cover property (@(posedge clk_i) disable iff (!sva_on_q)
+      sva_exec && enq && !c_hit && n_size != {SB{1'b0}} && n_fid != fid_q);
+  c_flownum_max: cover property (@(posedge clk_i) disable iff (!sva_on_q) sva_enq_ok && fnum == FLOWNUM_MAX);
+  c_pausenum_max: cover property (@(posedge clk_i) disable iff (!sva_on_q) sva_enq_ok && cong_raw && pn_full);
+  c_rsp_stall: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o && !rsp_ready_i);
+`endif
 endmodule
 
 `default_nettype wire

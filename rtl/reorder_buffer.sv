@@ -51,14 +51,17 @@ module reorder_buffer #(
   localparam [1:0] EV_DELIVER = 2'd0, EV_ACK = 2'd1, EV_NACK = 2'd2, EV_STORED = 2'd3;
   localparam [NW-1:0] CAPACITY = NW'(BufferUnits);
 
+  // The parameter checks at the end of the module stop elaboration; this prints the offending values too
+  // (Yosys while it elaborates, a simulator at time 0). $display, not $error: Yosys 0.23 has no $error
+  // here.
   initial begin
     if (Connections < 1 || Connections > 65536)
-      $error("reorder_buffer: Connections (%0d) outside 1 .. 65536 %m", Connections);
-    if (SeqBits < 3 || SeqBits > 32) $error("reorder_buffer: SeqBits (%0d) outside 3 .. 32 %m", SeqBits);
+      $display("reorder_buffer: Connections (%0d) outside 1 .. 65536", Connections);
+    if (SeqBits < 3 || SeqBits > 32) $display("reorder_buffer: SeqBits (%0d) outside 3 .. 32", SeqBits);
     if (BufferUnits < 1 || BufferUnits > 32)
-      $error("reorder_buffer: BufferUnits (%0d) outside 1 .. 32 %m", BufferUnits);
+      $display("reorder_buffer: BufferUnits (%0d) outside 1 .. 32", BufferUnits);
     if (MaxPacketUnits < 1 || MaxPacketUnits > BufferUnits)
-      $error("reorder_buffer: MaxPacketUnits (%0d) outside 1 .. BufferUnits %m", MaxPacketUnits);
+      $display("reorder_buffer: MaxPacketUnits (%0d) outside 1 .. BufferUnits", MaxPacketUnits);
   end
 
   reg [2:0]         state_q, state_d;
@@ -263,6 +266,114 @@ module reorder_buffer #(
       end
     end
   end
+
+  // Parameter checks at elaboration: an illegal value instantiates a module that does not exist and
+  // whose name states the rule, so Verilator and Yosys both stop and name it.
+  generate
+    if (Connections < 1 || Connections > 65536) begin : g_bad_Connections
+      ERROR_reorder_buffer_Connections_must_be_in_1_to_65536 u_param_error ();
+    end
+    if (SeqBits < 3 || SeqBits > 32) begin : g_bad_SeqBits
+      ERROR_reorder_buffer_SeqBits_must_be_in_3_to_32 u_param_error ();
+    end
+    if (BufferUnits < 1 || BufferUnits > 32) begin : g_bad_BufferUnits
+      ERROR_reorder_buffer_BufferUnits_must_be_in_1_to_32 u_param_error ();
+    end
+    if (MaxPacketUnits < 1 || MaxPacketUnits > BufferUnits) begin : g_bad_MaxPacketUnits
+      ERROR_reorder_buffer_MaxPacketUnits_must_be_in_1_to_BufferUnits u_param_error ();
+    end
+  endgenerate
+
+`ifndef SYNTHESIS
+  // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
+  // verification/rtl); Yosys defines SYNTHESIS and never sees them. ----
+  // Reference state: a request in flight, cycles to its first event, events of its stream so far, and
+  // which connections were written since reset (a connection never written must read as cleared).
+  localparam integer SVA_EW = $clog2(SLOTS + 3) + 1;
+  reg                   sva_on_q;  // out of reset (the checks sample this flop, not the asynchronous reset)
+  reg                   sva_busy_q, sva_clean_q;
+  reg [1:0]             sva_wait_q;
+  reg [SVA_EW-1:0]      sva_events_q;
+  reg [Connections-1:0] sva_w_q;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      sva_on_q <= 1'b0;
+      sva_busy_q <= 1'b0;
+      sva_wait_q <= 2'd0;
+      sva_events_q <= {SVA_EW{1'b0}};
+      /* verilator lint_off WIDTHCONCAT */  // one bit per connection
+      sva_w_q <= '0;
+      /* verilator lint_on WIDTHCONCAT */
+    end else begin
+      sva_on_q <= 1'b1;
+      if (req_fire) sva_busy_q <= 1'b1;
+      else if (rsp_fire && rsp_last_o) sva_busy_q <= 1'b0;
+      if (req_fire) sva_wait_q <= 2'd1;
+      else if (sva_busy_q && !rsp_valid_o && sva_wait_q != 2'd3) sva_wait_q <= sva_wait_q + 2'd1;
+      if (req_fire) sva_events_q <= {SVA_EW{1'b0}};
+      else if (rsp_fire) sva_events_q <= sva_events_q + 1'b1;
+      if (wr_en && state_q != ST_INIT) sva_w_q[wr_addr] <= 1'b1;
+    end
+  end
+  always @(posedge clk_i) if (rd_en) sva_clean_q <= !sva_w_q[conn_q];
+  // The working copy: stored sequence numbers distinct and none behind the expected one (a stored
+  // packet equal to it is the next to deliver).
+  reg          sva_slots_ok;
+  reg [SeqBits-1:0] sva_off;
+  integer      sva_a, sva_b;
+  always @* begin
+    sva_slots_ok = 1'b1;
+    for (sva_a = 0; sva_a < SLOTS; sva_a = sva_a + 1) begin
+      sva_off = sq_q[sva_a] - exp_q;
+      if (v_q[sva_a] && sva_off[SeqBits-1]) sva_slots_ok = 1'b0;
+      for (sva_b = sva_a + 1; sva_b < SLOTS; sva_b = sva_b + 1)
+        if (v_q[sva_a] && v_q[sva_b] && sq_q[sva_a] == sq_q[sva_b]) sva_slots_ok = 1'b0;
+    end
+  end
+
+  // Handshake: an event and its fields hold until taken; a stream, once started, continues until its
+  // last event is taken; one request in flight; every accepted request gets exactly one stream, its
+  // first event 3 cycles after the request and at most BufferUnits + 2 events long.
+  a_rsp_hold: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      rsp_valid_o && !rsp_ready_i |=> rsp_valid_o && $stable({rsp_kind_o, rsp_sn_o, rsp_last_o}))
+    else $error("reorder_buffer: event withdrawn or changed before it was taken");
+  a_stream_continues: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      rsp_fire && !rsp_last_o |=> rsp_valid_o)
+    else $error("reorder_buffer: event stream stopped before its last event");
+  a_rsp_once: assert property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o |-> sva_busy_q && !req_ready_o)
+    else $error("reorder_buffer: event without an accepted request");
+  a_answered: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      sva_busy_q && !rsp_valid_o |-> sva_wait_q < 2'd3 && sva_events_q == {SVA_EW{1'b0}})
+    else $error("reorder_buffer: accepted request without its first event after 3 cycles");
+  a_stream_bounded: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      rsp_valid_o |-> sva_events_q < SVA_EW'(SLOTS + 2))
+    else $error("reorder_buffer: event stream longer than BufferUnits + 2");
+  // Invariants: the partition never holds more than BufferUnits units; stored packets are distinct and
+  // not behind the expected sequence number; a connection never written reads as cleared.
+  a_capacity: assert property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o |-> used <= CAPACITY)
+    else $error("reorder_buffer: partition holds more than BufferUnits units");
+  a_slots: assert property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o |-> sva_slots_ok)
+    else $error("reorder_buffer: stored packets not distinct, or one behind the expected sequence number");
+  a_cleared: assert property (@(posedge clk_i) disable iff (!sva_on_q)
+      state_q == ST_LOAD && sva_clean_q |-> rd_q == {WW{1'b0}})
+    else $error("reorder_buffer: connection read that neither the clear nor a request wrote");
+
+  // Functional coverage: an out-of-order packet stored, delivered in order and out of order (a stored
+  // follower), NACK of a stored packet to make room and of the arrival, ACK of an old packet, a
+  // duplicate, the expected sequence number wrapping, a full partition, an event held by back-pressure.
+  c_store_out_of_order: cover property (@(posedge clk_i) disable iff (!sva_on_q)
+      rsp_fire && mode_q == MODE_EARLY && rsp_kind_o == EV_STORED);
+  c_deliver_arrival: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_fire && rsp_kind_o == EV_DELIVER && head_q);
+  c_deliver_stored: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_fire && rsp_kind_o == EV_DELIVER && !head_q);
+  c_nack_stored: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_fire && rsp_kind_o == EV_NACK && !rsp_last_o);
+  c_nack_arrival: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_fire && rsp_kind_o == EV_NACK && rsp_last_o);
+  c_ack_old: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_fire && mode_q == MODE_OLD);
+  c_duplicate: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_fire && mode_q == MODE_DUP);
+  c_seq_wrap: cover property (@(posedge clk_i) disable iff (!sva_on_q)
+      rsp_fire && rsp_kind_o == EV_DELIVER && exp_q == {SeqBits{1'b1}});
+  c_partition_full: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o && used == CAPACITY);
+  c_rsp_stall: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o && !rsp_ready_i);
+`endif
 endmodule
 
 `default_nettype wire

@@ -5,9 +5,19 @@
 // Environment:
 //   NETASIC_VCD=<file>      dump a VCD of the run (up to the first mismatch, where the test stops)
 //   NETASIC_VCD_FROM=<n>    start the dump at cycle n (a mismatch message suggests a value)
+//   NETASIC_RAND_SEED=<n>   random initialisation: every flip-flop and RAM word starts from seed n's
+//                           random value instead of 0 (so what the reset and the RAM-clear sequences
+//                           miss stays random; the models are Verilated with
+//                           --x-initial unique --x-assign unique; this is +verilator+rand+reset+2
+//                           +verilator+seed+n). CTest runs each test at a few seeds (rtl_randinit_*).
+//   NETASIC_COVERAGE_DIR=<d>  write the block's functional coverage (its `cover property` points; the
+//                           models are Verilated with --coverage-user) to <d>/<point>_<pid>.dat at the
+//                           end of the run (verification/rtl/coverage_report.py sums them per block)
 #pragma once
 
+#include <unistd.h>
 #include <verilated.h>
+#include <verilated_cov.h>
 #include <verilated_vcd_c.h>
 
 #include <cstdint>
@@ -37,6 +47,12 @@ class Clocked {
  public:
   explicit Clocked(const std::string& name) : name_(name) {
     ctx_ = std::make_unique<VerilatedContext>();
+    // Before the model exists: its constructor draws the initial values.
+    if (const char* seed = std::getenv("NETASIC_RAND_SEED")) {
+      ctx_->randReset(2);
+      ctx_->randSeed(static_cast<int>(std::strtol(seed, nullptr, 10)));
+    }
+    Verilated::threadContextp(ctx_.get());
     model_ = std::make_unique<Model>(ctx_.get(), "dut");
     if (const char* vcd = std::getenv("NETASIC_VCD")) {
       ctx_->traceEverOn(true);
@@ -47,6 +63,12 @@ class Clocked {
   ~Clocked() {
     if (trace_) trace_->close();
     model_->final();
+#ifdef NETASIC_RTL_COVERAGE
+    if (const char* dir = std::getenv("NETASIC_COVERAGE_DIR")) {
+      const std::string path = std::string(dir) + "/" + name_ + "_" + std::to_string(::getpid()) + ".dat";
+      ctx_->coveragep()->write(path.c_str());
+    }
+#endif
   }
   Model& dut() { return *model_; }
   std::uint64_t cycle() const { return cycle_; }
@@ -65,7 +87,12 @@ class Clocked {
     ++cycle_;
   }
   void reset(unsigned cycles = 4) {
+    // Power-on: the asynchronous reset falls before the first clock edge (whatever rst_ni's initial
+    // value), so no flop, the assertions' own state included, is clocked while still uninitialised.
+    model_->rst_ni = 1;
+    model_->eval();
     model_->rst_ni = 0;
+    model_->eval();
     for (unsigned i = 0; i < cycles; ++i) {
       settle();
       edge();

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "Vfs_q3_n8_c2.h"
 #include "Vfs_q4_n4_c2.h"
 #include "Vfs_q5_n8_c4.h"
 #include "Vfs_q8_n64_c16.h"
@@ -233,6 +234,10 @@ TEST(RtlFlowsail, Queues4FullRate) {
 }
 TEST(RtlFlowsail, Queues5Nft8Cft4) {
   run_point<Vfs_q5_n8_c4>({"q5_n8_c4", config(5, 8, 4, 2000, 6000, 16, 3, 3), 20, 1500}, 3, 40000, 0.8, 0.7);
+}
+// Two normal queues for up to eight NFT flows: a queue's 2-bit flowNum reaches its maximum and saturates.
+TEST(RtlFlowsail, Queues3Nft8FlownumSaturates) {
+  run_point<Vfs_q3_n8_c2>({"q3_n8_c2", config(3, 8, 2, 1000, 3000, 12, 2, 2), 16, 700}, 5, 40000, 0.7, 0.6);
 }
 TEST(RtlFlowsail, Queues8Nft64Cft16) {
   run_point<Vfs_q8_n64_c16>({"q8_n64_c16", config(8, 64, 16, 20000, 60000, 24, 8, 16), 100, 1500}, 4, 40000, 0.8,
