@@ -186,8 +186,9 @@ module fgfc_generator #(
   endgenerate
 
 `ifndef SYNTHESIS
+`ifndef FORMAL  // Yosys' formal read (verification/formal) parses no concurrent assertions
   // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
-  // verification/rtl); Yosys defines SYNTHESIS and never sees them. ----
+  // verification/rtl); Yosys defines SYNTHESIS, or FORMAL in the proofs, and never sees them. ----
   reg             sva_on_q;    // out of reset (the checks sample this flop, not the asynchronous reset)
   reg             sva_busy_q;  // a request accepted, its status not yet taken
   reg [Slots-1:0] sva_sent_q, sva_sent_xoff_q;  // per slot: a frame went out for its flow, and which
@@ -261,6 +262,7 @@ module fgfc_generator #(
   c_gap_runs_out: cover property (@(posedge clk_i) disable iff (!sva_on_q) |(pend_q & sva_gap_last));
   c_all_slots_in_use: cover property (@(posedge clk_i) disable iff (!sva_on_q) &in_use);
   c_frm_stall: cover property (@(posedge clk_i) disable iff (!sva_on_q) frm_valid_o && !frm_ready_i);
+`endif
 `endif
 endmodule
 

@@ -259,8 +259,9 @@ module flowcut_table_cam #(
   endgenerate
 
 `ifndef SYNTHESIS
+`ifndef FORMAL  // Yosys' formal read (verification/formal) parses no concurrent assertions
   // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
-  // verification/rtl); Yosys defines SYNTHESIS and never sees them. ----
+  // verification/rtl); Yosys defines SYNTHESIS, or FORMAL in the proofs, and never sees them. ----
   reg sva_on_q;    // out of reset (the checks sample this flop, not the asynchronous reset)
   reg sva_busy_q;  // a request accepted, its response not yet taken
   reg sva_wait_q;  // ... and accepted in the previous cycle (the response is due in the next)
@@ -319,6 +320,7 @@ module flowcut_table_cam #(
   c_underflow: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_status == FC_ST_UNDERFLOW);
   c_ack_delete: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_deleted);
   c_rsp_stall: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o && !rsp_ready_i);
+`endif
 `endif
 endmodule
 

@@ -304,8 +304,9 @@ module flowcut_table_hashed #(
   endgenerate
 
 `ifndef SYNTHESIS
+`ifndef FORMAL  // Yosys' formal read (verification/formal) parses no concurrent assertions
   // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
-  // verification/rtl); Yosys defines SYNTHESIS and never sees them. ----
+  // verification/rtl); Yosys defines SYNTHESIS, or FORMAL in the proofs, and never sees them. ----
   // Reference state: request in flight, cycles waited, and a shadow of every entry's valid bit (written
   // where the RAM is written, reset where the RAM clear should leave the entry free).
   reg               sva_on_q;  // out of reset (the checks sample this flop, not the asynchronous reset)
@@ -385,6 +386,7 @@ module flowcut_table_hashed #(
   c_underflow: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_status == FC_ST_UNDERFLOW);
   c_ack_delete: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_deleted);
   c_rsp_stall: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o && !rsp_ready_i);
+`endif
 `endif
 endmodule
 

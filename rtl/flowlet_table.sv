@@ -232,8 +232,9 @@ module flowlet_table #(
   endgenerate
 
 `ifndef SYNTHESIS
+`ifndef FORMAL  // Yosys' formal read (verification/formal) parses no concurrent assertions
   // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
-  // verification/rtl); Yosys defines SYNTHESIS and never sees them. ----
+  // verification/rtl); Yosys defines SYNTHESIS, or FORMAL in the proofs, and never sees them. ----
   // Reference state: a request accepted and not yet answered, the cycles it has waited, and a shadow of
   // every entry's valid bit and owner key (written where the RAM is written, reset where the RAM clear
   // should leave the entry invalid).
@@ -304,6 +305,7 @@ module flowlet_table #(
   c_draw_full_range: cover property (@(posedge clk_i) disable iff (!sva_on_q)
       draw && count_q == {1'b1, {PortWidth{1'b0}}});
   c_rsp_stall: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o && !rsp_ready_i);
+`endif
 `endif
 endmodule
 

@@ -426,8 +426,9 @@ module flowsail #(
   endgenerate
 
 `ifndef SYNTHESIS
+`ifndef FORMAL  // Yosys' formal read (verification/formal) parses no concurrent assertions
   // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
-  // verification/rtl); Yosys defines SYNTHESIS and never sees them. ----
+  // verification/rtl); Yosys defines SYNTHESIS, or FORMAL in the proofs, and never sees them. ----
   // Reference state: request in flight, cycles waited, and which NFT/CFT entries were written since
   // reset (an entry never written must read as the RAM clear left it: all zero).
   reg                  sva_on_q;  // out of reset (the checks sample this flop, not the asynchronous reset)
@@ -529,6 +530,7 @@ module flowsail #(
   c_flownum_max: cover property (@(posedge clk_i) disable iff (!sva_on_q) sva_enq_ok && fnum == FLOWNUM_MAX);
   c_pausenum_max: cover property (@(posedge clk_i) disable iff (!sva_on_q) sva_enq_ok && cong_raw && pn_full);
   c_rsp_stall: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o && !rsp_ready_i);
+`endif
 `endif
 endmodule
 

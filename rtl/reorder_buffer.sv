@@ -285,8 +285,9 @@ module reorder_buffer #(
   endgenerate
 
 `ifndef SYNTHESIS
+`ifndef FORMAL  // Yosys' formal read (verification/formal) parses no concurrent assertions
   // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
-  // verification/rtl); Yosys defines SYNTHESIS and never sees them. ----
+  // verification/rtl); Yosys defines SYNTHESIS, or FORMAL in the proofs, and never sees them. ----
   // Reference state: a request in flight, cycles to its first event, events of its stream so far, and
   // which connections were written since reset (a connection never written must read as cleared).
   localparam integer SVA_EW = $clog2(SLOTS + 3) + 1;
@@ -373,6 +374,7 @@ module reorder_buffer #(
       rsp_fire && rsp_kind_o == EV_DELIVER && exp_q == {SeqBits{1'b1}});
   c_partition_full: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o && used == CAPACITY);
   c_rsp_stall: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o && !rsp_ready_i);
+`endif
 `endif
 endmodule
 
