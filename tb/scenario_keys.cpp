@@ -217,8 +217,8 @@ std::vector<KeyDef> flowcut_letflow_keys() {
       C<FlowcutOrganization>("flowcut.table.organization", "cam",
         {{"cam", FlowcutOrganization::fully_associative}, {"hashed", FlowcutOrganization::set_associative}},
         "cam: fully associative; hashed: set-associative on RAM (CRC-32 of the key picks the set)."),
-      C<FlowcutTableImpl>("switch.flowcut_table.impl", "model",
-        {{"model", FlowcutTableImpl::model}, {"rtl", FlowcutTableImpl::rtl}, {"rtl_sc", FlowcutTableImpl::rtl_sc}},
+      C<BlockImpl>("switch.flowcut_table.impl", "model",
+        {{"model", BlockImpl::model}, {"rtl", BlockImpl::rtl}, {"rtl_sc", BlockImpl::rtl_sc}},
         "Flowcut table implementation: the C++ model, or the Verilated RTL co-simulated in the network "
         "(rtl: Verilator's C++ output; rtl_sc: its SystemC output, evaluated by the adapter)."),
       I("flowcut.table.ways", "", "4", 1, 16, "Ways per set of the hashed table (entries/ways a power of two)."),
@@ -249,6 +249,10 @@ std::vector<KeyDef> flowcut_letflow_keys() {
       I("letflow.entries", "", "65536", 4, 16777216, "Flowlet table entries per switch (a power of two)."),
       N("letflow.timeout_us", "us", "50", 0.001, 1e6,
         "Checker period delta: a flowlet ends after an idle time between delta and 2*delta."),
+      C<BlockImpl>("switch.flowlet_table.impl", "model",
+        {{"model", BlockImpl::model}, {"rtl", BlockImpl::rtl}, {"rtl_sc", BlockImpl::rtl_sc}},
+        "LetFlow flowlet table implementation: the C++ model, or the Verilated RTL co-simulated in the network "
+        "(rtl: Verilator's C++ output; rtl_sc: its SystemC output, evaluated by the adapter)."),
   };
 }
 
