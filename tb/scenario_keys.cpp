@@ -369,6 +369,10 @@ std::vector<KeyDef> nic_cc_reorder_keys() {
         "Source injection control: unlimited (UI); adap_li: one packet per acknowledged packet after a rejection, "
         "until every rejected packet is acknowledged; adap_lw: inject only what fits in the destination buffer "
         "(static memory)."),
+      C<BlockImpl>("nic.reorder_buffer.impl", "model",
+        {{"model", BlockImpl::model}, {"rtl", BlockImpl::rtl}, {"rtl_sc", BlockImpl::rtl_sc}},
+        "Reorder transport's rearrange buffer implementation: the C++ model, or the Verilated RTL co-simulated in "
+        "the network (rtl: Verilator's C++ output; rtl_sc: its SystemC output, evaluated by the adapter)."),
   };
 }
 

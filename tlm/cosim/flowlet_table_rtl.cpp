@@ -45,7 +45,7 @@ std::unique_ptr<FlowletTableIf> build(const FlowletTableConfig& c, const std::st
 }
 
 const std::vector<FlowletPointEntry>& points() {
-#define NETASIC_COSIM_POINT(model, name, entries) FlowletPointEntry{FlowletPoint{name, entries}, &build<model>},
+#define NETASIC_COSIM_POINT(model, name, entries, key_bits, port_bits) FlowletPointEntry{FlowletPoint{name, entries}, &build<model>},
   static const std::vector<FlowletPointEntry> all = {NETASIC_COSIM_FLOWLET_POINTS(NETASIC_COSIM_POINT)};
 #undef NETASIC_COSIM_POINT
   return all;

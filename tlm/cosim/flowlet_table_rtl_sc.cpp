@@ -13,7 +13,7 @@
 
 // The generated models' eval(), for ScCore (sc_pins.h).
 namespace netasic::cosim {
-#define NETASIC_COSIM_SC_EVAL(model, name, entries) NETASIC_COSIM_SC_EXPOSE_EVAL(model)
+#define NETASIC_COSIM_SC_EVAL(model, name, entries, key_bits, port_bits) NETASIC_COSIM_SC_EXPOSE_EVAL(model)
 NETASIC_COSIM_FLOWLET_POINTS_SC(NETASIC_COSIM_SC_EVAL)
 #undef NETASIC_COSIM_SC_EVAL
 }  // namespace netasic::cosim
@@ -72,7 +72,7 @@ std::unique_ptr<FlowletTableIf> build(const FlowletTableConfig& c, const std::st
 }
 
 const std::vector<FlowletPointEntry>& points() {
-#define NETASIC_COSIM_POINT(model, name, entries) FlowletPointEntry{FlowletPoint{name, entries}, &build<model>},
+#define NETASIC_COSIM_POINT(model, name, entries, key_bits, port_bits) FlowletPointEntry{FlowletPoint{name, entries}, &build<model>},
   static const std::vector<FlowletPointEntry> all = {NETASIC_COSIM_FLOWLET_POINTS_SC(NETASIC_COSIM_POINT)};
 #undef NETASIC_COSIM_POINT
   return all;

@@ -23,6 +23,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "tlm/blocks/hash.h"
@@ -107,6 +108,9 @@ class RtlHandshake {
   // `max_latency` cycles), call take() in that cycle (rsp_ready_i is held high, so the response is taken
   // at the next edge), record the latency in the trace and compare it with `model_latency`. `where()`
   // describes the request, for messages only. Throws ModelError on a protocol or latency mismatch.
+  // A response that is a stream of beats (the reorder buffer's events): take() returns true on the last
+  // beat; until then the core clocks on to the next valid beat (at most `max_latency` cycles apart) and
+  // calls it again. The latency is that of the first beat.
   template <class Where, class Take>
   void transact(const char* op, unsigned model_latency, std::uint64_t ready_wait, std::uint64_t max_latency,
                 Where&& where, Take&& take) const {
@@ -128,8 +132,20 @@ class RtlHandshake {
         throw ModelError(name() + ": " + where() + ": no response within " + std::to_string(max_latency) + " cycles");
     }
     const std::uint64_t response = cycle_;
-    take();
-    edge();  // the response is taken at this edge
+    if constexpr (std::is_same_v<decltype(take()), bool>) {
+      while (!take()) {  // more beats follow
+        edge();
+        const std::uint64_t from = cycle_;
+        for (settle(); !d.response_valid(); settle()) {
+          edge();
+          if (cycle_ > from + max_latency)
+            throw ModelError(name() + ": " + where() + ": the response stream stopped before its last beat");
+        }
+      }
+    } else {
+      take();
+    }
+    edge();  // the response (its last beat) is taken at this edge
     LatencyTrace& trace = LatencyTrace::instance();
     trace.record(owner_, point_, op, accept, response, model_latency);
     if (response - accept != model_latency) {
