@@ -15,5 +15,6 @@ enum class Switched { on, off };  // an on/off choice key
 enum class Crossbar { single, tiled };  // switch.crossbar
 enum class AutoOnOff { automatic, on, off };  // an auto/on/off choice key
 enum class ReorderConnection { message, pair };
+enum class CosimTrace { off, fst };  // cosim.trace
 
 }  // namespace netasic

@@ -463,6 +463,11 @@ std::vector<KeyDef> trace_keys() {
       L("trace.switches", "Switches whose output ports are traced (every packet they send): switch ids, or all."),
       N("trace.start_us", "us", "0", 0, 1e9, "Trace packets put on the wire from this simulated time on."),
       N("trace.end_us", "us", "0", 0, 1e9, "Trace packets put on the wire before this time; 0: until the end."),
+      C<CosimTrace>("cosim.trace", "off", {{"off", CosimTrace::off}, {"fst", CosimTrace::fst}},
+        "fst: every co-simulated RTL block (the *.impl keys = rtl or rtl_sc) writes its signals to "
+        "cosim_<owner>_<block>.fst in the output directory (GTKWave), for operations in the window below."),
+      N("cosim.trace_start_ns", "ns", "0", 0, 1e12, "Waveforms of block operations from this simulated time on."),
+      N("cosim.trace_end_ns", "ns", "0", 0, 1e12, "Waveforms of block operations before this time; 0: until the end."),
       I("trace.max_packets", "", "1000000", 1, 1e8,
         "At most this many packet records; later ones are counted in summary.json (trace) and left out."),
       N("stats.sample_us", "us", "0", 0, 1e9,

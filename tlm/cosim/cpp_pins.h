@@ -2,13 +2,16 @@
 #pragma once
 
 #include <verilated.h>
+#include <verilated_fst_c.h>
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
 #include "tlm/blocks/hash.h"
+#include "tlm/common/error.h"
 #include "tlm/cosim/rtl_handshake.h"
+#include "tlm/cosim/waves.h"
 
 namespace netasic::cosim {
 
@@ -30,7 +33,7 @@ template <class V>
 class CppCore {
  public:
   explicit CppCore(const std::string& owner)
-      : ctx_(std::make_unique<VerilatedContext>()), dut_(std::make_unique<V>(ctx_.get(), owner.c_str())) {}
+      : ctx_(context()), dut_(std::make_unique<V>(ctx_.get(), owner.c_str())) {}
   void clock(bool level) {
     dut_->clk_i = level;
     dut_->eval();
@@ -40,15 +43,33 @@ class CppCore {
   void response_ready(bool v) { dut_->rsp_ready_i = v; }
   bool request_ready() const { return dut_->req_ready_o; }
   bool response_valid() const { return dut_->rsp_valid_o; }
-  void final() { dut_->final(); }
+  void final() {
+    dut_->final();
+    if (fst_) fst_->close();
+  }
+  void trace_open(const std::string& path) {
+    fst_ = std::make_unique<VerilatedFstC>();
+    dut_->trace(fst_.get(), 99);
+    fst_->open(path.c_str());
+    if (!fst_->isOpen()) throw InputError("cosim.trace = fst: cannot write " + path);
+  }
+  void trace_dump(std::uint64_t time_ps) { fst_->dump(time_ps); }
 
  protected:
   V& dut() { return *dut_; }
   const V& dut() const { return *dut_; }
 
  private:
+  // The model's own context; waveforms need tracing on before the model is built.
+  static std::unique_ptr<VerilatedContext> context() {
+    auto c = std::make_unique<VerilatedContext>();
+    if (wave_options().fst) c->traceEverOn(true);
+    return c;
+  }
+
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<V> dut_;
+  std::unique_ptr<VerilatedFstC> fst_;  // cosim.trace = fst, once the window opens
 };
 
 }  // namespace netasic::cosim

@@ -10,13 +10,20 @@
 //   void request_valid(bool); void response_ready(bool);
 //   bool request_ready() const; bool response_valid() const;
 //   void final();
+//   void trace_open(const std::string& path); void trace_dump(std::uint64_t time_ps);  // FST waveform
 //
 // Clocking: the adapter evaluates the model cycle by cycle inside the block interface's call (clock low +
 // evaluate, clock high + evaluate), so the call stays synchronous; the block's RTL clock advances only
 // while an operation is in flight. How a block with time-dependent behaviour maps simulated time onto
 // its operations is the block adapter's business (docs/cosim.md, "Time").
+//
+// Waveforms (cosim.trace = fst, waves.h): after every evaluation whose operation falls in the window of
+// network time, the model's signals are dumped at time max(network time in ps, previous dump + 1 ps): an
+// operation's cycles follow each other 1 ps apart from the network time it was asked at.
 #pragma once
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -28,6 +35,7 @@
 
 #include "tlm/blocks/hash.h"
 #include "tlm/common/error.h"
+#include "tlm/cosim/waves.h"
 
 namespace netasic::cosim {
 
@@ -74,7 +82,8 @@ template <class Pins>
 class RtlHandshake {
  public:
   RtlHandshake(std::unique_ptr<Pins> pins, std::string owner, const char* block, const char* point, const char* impl)
-      : pins_(std::move(pins)), owner_(std::move(owner)), block_(block), point_(point), impl_(impl) {
+      : pins_(std::move(pins)), owner_(std::move(owner)), block_(block), point_(point), impl_(impl),
+        waves_(wave_options().fst) {
     LatencyTrace::instance();  // open the trace (and report a bad path) before the run starts
   }
   RtlHandshake(const RtlHandshake&) = delete;
@@ -159,10 +168,32 @@ class RtlHandshake {
   }
 
  private:
-  void settle() const { pins_->clock(false); }
+  void settle() const {
+    pins_->clock(false);
+    if (waves_) dump();
+  }
   void edge() const {
     pins_->clock(true);
     ++cycle_;
+    if (waves_) dump();
+  }
+
+  void dump() const {
+    const WaveOptions& w = wave_options();
+    const Ps now = w.now ? w.now() : 0;
+    if (now < w.start || now >= w.end) return;
+    if (!wave_open_) {
+      std::string file = owner_ + '_' + block_;
+      for (char& c : file)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+      pins_->trace_open(w.dir + "/cosim_" + file + ".fst");
+      wave_open_ = true;
+      wave_time_ = now;
+    } else {
+      const std::uint64_t next = wave_time_ + 1;
+      wave_time_ = now > next ? now : next;
+    }
+    pins_->trace_dump(wave_time_);
   }
 
   std::unique_ptr<Pins> pins_;  // const block operations (a table read) still clock the RTL
@@ -171,6 +202,9 @@ class RtlHandshake {
   const char* point_;
   const char* impl_;
   mutable std::uint64_t cycle_ = 0;
+  bool waves_;
+  mutable bool wave_open_ = false;
+  mutable std::uint64_t wave_time_ = 0;
 };
 
 }  // namespace netasic::cosim

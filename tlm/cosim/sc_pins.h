@@ -4,6 +4,7 @@
 #pragma once
 
 #include <systemc>
+#include <verilated_fst_c.h>
 
 #include <cstdint>
 #include <memory>
@@ -12,6 +13,7 @@
 
 #include "tlm/common/error.h"
 #include "tlm/cosim/rtl_handshake.h"
+#include "tlm/cosim/waves.h"
 
 namespace netasic::cosim {
 
@@ -129,6 +131,7 @@ class ScCore {
   // `name` is the block's message prefix; `basename` the model's SystemC name.
   ScCore(const std::string& name, const char* basename) : name_(name) {
     check_elaborating(name);
+    if (wave_options().fst) Verilated::traceEverOn(true);  // before the model is built
     dut_.reset(new V(sc_core::sc_gen_unique_name(basename)));
     V& d = *dut_;
     d.clk_i.bind(clk_i_);
@@ -151,13 +154,28 @@ class ScCore {
   void response_ready(bool v) { rsp_ready_i_.write(v); }
   bool request_ready() const { return req_ready_o_.read(); }
   bool response_valid() const { return rsp_valid_o_.read(); }
-  void final() { dut_->final(); }
+  void final() {
+    dut_->final();
+    if (fst_) fst_->close();
+  }
+  // A plain VerilatedFstC (not VerilatedFstSc, which follows the SystemC kernel's time): the adapter
+  // dumps after its own evaluations, at the time it chooses.
+  void trace_open(const std::string& path) {
+    fst_ = std::make_unique<VerilatedFstC>();
+    dut_->trace(fst_.get(), 99);
+    fst_->open(path.c_str());
+    if (!fst_->isOpen()) throw InputError("cosim.trace = fst: cannot write " + path);
+  }
+  void trace_dump(std::uint64_t time_ps) { fst_->dump(time_ps); }
 
  protected:
   V& dut() { return *dut_; }
   const sc_core::sc_event& never() const { return never_; }
   void seal() { disable_process(*dut_, name_); }
-  void destroy() { dut_.reset(); }
+  void destroy() {
+    fst_.reset();
+    dut_.reset();
+  }
 
  private:
   std::string name_;
@@ -169,6 +187,7 @@ class ScCore {
   ImmediateWire<PortData<decltype(V::rsp_valid_o)>> rsp_valid_o_{never_};
   ImmediateWire<PortData<decltype(V::rsp_ready_i)>> rsp_ready_i_{never_};
   std::unique_ptr<V> dut_;
+  std::unique_ptr<VerilatedFstC> fst_;  // cosim.trace = fst, once the window opens
 };
 
 // A wire for the generated port `port` of V (inside a class deriving from ScCore<V>).
