@@ -9,11 +9,12 @@ enum class TopologyType { fat_tree, leaf_spine, dragonfly, torus, irregular, fil
 enum class WorkloadType { permutation, all_to_all, random, uniform, bit_reversal, incast, file, collective, jobs, chakra, none };
 enum class LinkFlowControl { lossless, lossy };
 enum class UpDownMode { automatic, on, off };
-enum class FlowcutTableImpl { model, rtl, rtl_sc };
+enum class BlockImpl { model, rtl, rtl_sc };  // a co-simulated block: the C++ model or the Verilated RTL
 enum class FcScheduler { rr, drr };
 enum class Switched { on, off };  // an on/off choice key
 enum class Crossbar { single, tiled };  // switch.crossbar
 enum class AutoOnOff { automatic, on, off };  // an auto/on/off choice key
 enum class ReorderConnection { message, pair };
+enum class CosimTrace { off, fst };  // cosim.trace
 
 }  // namespace netasic

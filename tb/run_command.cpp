@@ -5,9 +5,14 @@
 #include <csignal>
 #include <iostream>
 
+#include "tb/choices.h"
 #include "tb/output_dir.h"
 #include "tb/scenario.h"
 #include "tb/simulation.h"
+#include "tlm/common/error.h"
+#ifdef NETASIC_HAVE_COSIM
+#include "tlm/cosim/waves.h"
+#endif
 
 namespace netasic {
 
@@ -17,6 +22,7 @@ namespace {
 std::string written(const Scenario& s, const std::string& dir) {
   std::string files = fmt::format("{}/summary.json, flows.csv, fct.txt, ports.csv, tables.json", dir);
   if (s.number("stats.sample_us") > 0) files += ", timeseries.csv";
+  if (s.choice<CosimTrace>("cosim.trace") == CosimTrace::fst) files += ", cosim_*.fst";
   if (s.boolean("trace.enabled")) files += ", trace.json, packets.pcap";
   const std::string& type = s.string("workload.type");
   if (type == "collective" || type == "jobs" || type == "chakra") files += ", collective_steps.csv";
@@ -54,6 +60,26 @@ int finish_run(Simulation& sim, const Scenario& s, const OutputDir& out) {
 
 }  // namespace
 
+// cosim.trace*: the co-simulated blocks' waveforms (docs/cosim.md, "Waveforms"), into the output directory.
+static void set_cosim_waves(const Scenario& s, const std::string& dir) {
+  const bool fst = s.choice<CosimTrace>("cosim.trace") == CosimTrace::fst;
+  const double start = s.number("cosim.trace_start_ns"), end = s.number("cosim.trace_end_ns");
+  if (fst && end > 0 && end <= start)
+    throw InputError(fmt::format("cosim.trace_end_ns ({}) must be after cosim.trace_start_ns ({}), or 0 for no end",
+                                 end, start));
+#ifdef NETASIC_HAVE_COSIM
+  cosim::WaveOptions& w = cosim::wave_options();
+  w.fst = fst;
+  w.dir = dir;
+  w.start = static_cast<Ps>(start * 1e3 + 0.5);
+  w.end = end > 0 ? static_cast<Ps>(end * 1e3 + 0.5) : kNever;
+  w.now = nullptr;
+#else
+  (void)dir;
+  if (fst) throw InputError("cosim.trace = fst: this netasic was built without RTL co-simulation (configure with NETASIC_RTL=ON)");
+#endif
+}
+
 int run_command(const std::string& scenario_path, const std::vector<std::string>& sets, const std::string* seed,
                 const std::string& out_dir, bool progress) {
   Scenario s;
@@ -63,7 +89,11 @@ int run_command(const std::string& scenario_path, const std::vector<std::string>
   // Everything about the output directory is checked before the model is built and run.
   const OutputDir out(out_dir);
   out.check_inputs(scenario_path, s);
+  set_cosim_waves(s, out.path());
   Simulation sim(s);
+#ifdef NETASIC_HAVE_COSIM
+  if (cosim::wave_options().fst) cosim::wave_options().now = [&sim] { return sim.fabric().now(); };
+#endif
   install_interrupt_handlers();
   out.begin();
   try {

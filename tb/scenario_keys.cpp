@@ -217,8 +217,8 @@ std::vector<KeyDef> flowcut_letflow_keys() {
       C<FlowcutOrganization>("flowcut.table.organization", "cam",
         {{"cam", FlowcutOrganization::fully_associative}, {"hashed", FlowcutOrganization::set_associative}},
         "cam: fully associative; hashed: set-associative on RAM (CRC-32 of the key picks the set)."),
-      C<FlowcutTableImpl>("switch.flowcut_table.impl", "model",
-        {{"model", FlowcutTableImpl::model}, {"rtl", FlowcutTableImpl::rtl}, {"rtl_sc", FlowcutTableImpl::rtl_sc}},
+      C<BlockImpl>("switch.flowcut_table.impl", "model",
+        {{"model", BlockImpl::model}, {"rtl", BlockImpl::rtl}, {"rtl_sc", BlockImpl::rtl_sc}},
         "Flowcut table implementation: the C++ model, or the Verilated RTL co-simulated in the network "
         "(rtl: Verilator's C++ output; rtl_sc: its SystemC output, evaluated by the adapter)."),
       I("flowcut.table.ways", "", "4", 1, 16, "Ways per set of the hashed table (entries/ways a power of two)."),
@@ -256,6 +256,10 @@ std::vector<KeyDef> flowcut_letflow_keys() {
       I("letflow.entries", "", "65536", 4, 16777216, "Flowlet table entries per switch (a power of two)."),
       N("letflow.timeout_us", "us", "50", 0.001, 1e6,
         "Checker period delta: a flowlet ends after an idle time between delta and 2*delta."),
+      C<BlockImpl>("switch.flowlet_table.impl", "model",
+        {{"model", BlockImpl::model}, {"rtl", BlockImpl::rtl}, {"rtl_sc", BlockImpl::rtl_sc}},
+        "LetFlow flowlet table implementation: the C++ model, or the Verilated RTL co-simulated in the network "
+        "(rtl: Verilator's C++ output; rtl_sc: its SystemC output, evaluated by the adapter)."),
   };
 }
 
@@ -372,6 +376,10 @@ std::vector<KeyDef> nic_cc_reorder_keys() {
         "Source injection control: unlimited (UI); adap_li: one packet per acknowledged packet after a rejection, "
         "until every rejected packet is acknowledged; adap_lw: inject only what fits in the destination buffer "
         "(static memory)."),
+      C<BlockImpl>("nic.reorder_buffer.impl", "model",
+        {{"model", BlockImpl::model}, {"rtl", BlockImpl::rtl}, {"rtl_sc", BlockImpl::rtl_sc}},
+        "Reorder transport's rearrange buffer implementation: the C++ model, or the Verilated RTL co-simulated in "
+        "the network (rtl: Verilator's C++ output; rtl_sc: its SystemC output, evaluated by the adapter)."),
   };
 }
 
@@ -462,6 +470,11 @@ std::vector<KeyDef> trace_keys() {
       L("trace.switches", "Switches whose output ports are traced (every packet they send): switch ids, or all."),
       N("trace.start_us", "us", "0", 0, 1e9, "Trace packets put on the wire from this simulated time on."),
       N("trace.end_us", "us", "0", 0, 1e9, "Trace packets put on the wire before this time; 0: until the end."),
+      C<CosimTrace>("cosim.trace", "off", {{"off", CosimTrace::off}, {"fst", CosimTrace::fst}},
+        "fst: every co-simulated RTL block (the *.impl keys = rtl or rtl_sc) writes its signals to "
+        "cosim_<owner>_<block>.fst in the output directory (GTKWave), for operations in the window below."),
+      N("cosim.trace_start_ns", "ns", "0", 0, 1e12, "Waveforms of block operations from this simulated time on."),
+      N("cosim.trace_end_ns", "ns", "0", 0, 1e12, "Waveforms of block operations before this time; 0: until the end."),
       I("trace.max_packets", "", "1000000", 1, 1e8,
         "At most this many packet records; later ones are counted in summary.json (trace) and left out."),
       N("stats.sample_us", "us", "0", 0, 1e9,

@@ -68,7 +68,7 @@ void TimeSeries::on_event(std::uint32_t, std::uint64_t) {
     const Ps busy = p.link->busy_time();
     const std::uint64_t packets = p.link->packets_sent();
     const FlowcutTableIf* flowcut = p.owner->flowcut_table();
-    const FlowletTable* flowlet = p.owner->flowlet_table();
+    const FlowletTableIf* flowlet = p.owner->flowlet_table();
     rows_ += fmt::format("{:.3f},{},{},{},{},{},{:.6f},{},{},{},{},{}\n", static_cast<double>(now) / 1e6, p.name, p.sw,
                          p.port, p.peer, p.owner->backlog(p.port),
                          static_cast<double>(busy - p.last_busy) / static_cast<double>(interval_),

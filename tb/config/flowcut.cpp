@@ -42,10 +42,10 @@ FlowcutTableConfig build_flowcut_table(const Scenario& s, FlowcutVariant variant
 // The tables are built by the switch and NIC constructors, i.e. during SystemC elaboration, as the
 // SystemC-output adapter (rtl_sc) requires; the factory says which implementation they build.
 FlowcutTableFactory build_flowcut_table_factory(const Scenario& s) {
-  const auto impl = s.choice<FlowcutTableImpl>("switch.flowcut_table.impl");
-  if (impl == FlowcutTableImpl::model) return {};
+  const auto impl = s.choice<BlockImpl>("switch.flowcut_table.impl");
+  if (impl == BlockImpl::model) return {};
 #ifdef NETASIC_HAVE_COSIM
-  return impl == FlowcutTableImpl::rtl ? make_rtl_flowcut_table : make_rtl_sc_flowcut_table;
+  return impl == BlockImpl::rtl ? make_rtl_flowcut_table : make_rtl_sc_flowcut_table;
 #else
   throw InputError("switch.flowcut_table.impl = " + s.string("switch.flowcut_table.impl") +
                    ": this netasic was built without RTL co-simulation (configure with NETASIC_RTL=ON)");

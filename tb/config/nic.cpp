@@ -7,10 +7,25 @@
 #include "tb/choices.h"
 #include "tb/config/builders.h"
 #include "tlm/common/error.h"
+#ifdef NETASIC_HAVE_COSIM
+#include "tlm/cosim/reorder_buffer_rtl.h"
+#endif
 
 namespace netasic {
 
 namespace {
+
+// nic.reorder_buffer.impl: the rearrange buffer from the C++ model (empty factory) or the Verilated RTL.
+ReorderBufferFactory build_reorder_buffer_factory(const Scenario& s) {
+  const auto impl = s.choice<BlockImpl>("nic.reorder_buffer.impl");
+  if (impl == BlockImpl::model) return {};
+#ifdef NETASIC_HAVE_COSIM
+  return impl == BlockImpl::rtl ? make_rtl_reorder_buffer : make_rtl_sc_reorder_buffer;
+#else
+  throw InputError("nic.reorder_buffer.impl = " + s.string("nic.reorder_buffer.impl") +
+                   ": this netasic was built without RTL co-simulation (configure with NETASIC_RTL=ON)");
+#endif
+}
 
 // The rearrange-buffer engine (nic.transport reorder; Martinez et al., IPDPS 2005): memory in cells of
 // nic.reorder.unit_bytes, per connection or pooled, and the source's injection control.
@@ -38,6 +53,7 @@ void build_reorder(const Scenario& s, NicConfig& nic) {
     throw InputError("nic.reorder.injection = adap_lw needs nic.reorder.memory = static (the window is the "
                      "destination's partition)");
   nic.reorder_unit_bytes = unit;
+  nic.reorder_factory = build_reorder_buffer_factory(s);
 }
 
 // DCQCN: the reaction point starts at the rate of the hosts' links (all equal: a flow's first rate is its

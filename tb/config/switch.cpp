@@ -5,6 +5,9 @@
 #include "tb/choices.h"
 #include "tb/config/builders.h"
 #include "tlm/common/error.h"
+#ifdef NETASIC_HAVE_COSIM
+#include "tlm/cosim/flowlet_table_rtl.h"
+#endif
 
 namespace netasic {
 
@@ -13,6 +16,18 @@ namespace {
 void check_power_of_two(const Scenario& s, const char* key) {
   const auto v = s.integer(key);
   if (v & (v - 1)) throw InputError(fmt::format("{} = {}: must be a power of two", key, v));
+}
+
+// switch.flowlet_table.impl: the LetFlow table from the C++ model (empty factory) or the Verilated RTL.
+FlowletTableFactory build_flowlet_table_factory(const Scenario& s) {
+  const auto impl = s.choice<BlockImpl>("switch.flowlet_table.impl");
+  if (impl == BlockImpl::model) return {};
+#ifdef NETASIC_HAVE_COSIM
+  return impl == BlockImpl::rtl ? make_rtl_flowlet_table : make_rtl_sc_flowlet_table;
+#else
+  throw InputError("switch.flowlet_table.impl = " + s.string("switch.flowlet_table.impl") +
+                   ": this netasic was built without RTL co-simulation (configure with NETASIC_RTL=ON)");
+#endif
 }
 
 // What the egress flow control needs of the other keys (docs/flowsail.md); the key ranges already bound
@@ -89,6 +104,7 @@ SwitchConfig build_switch_config(const Scenario& s, RoutingPolicy policy, std::u
     sc.letflow_table.entries = static_cast<std::uint32_t>(s.integer("letflow.entries"));
     sc.letflow_table.key_bits = 104;
     sc.letflow_delta_ps = static_cast<Ps>(s.number("letflow.timeout_us") * kPsPerUs);
+    sc.letflow_factory = build_flowlet_table_factory(s);
   }
   return sc;
 }

@@ -16,6 +16,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "tlm/blocks/hash.h"
@@ -37,11 +40,33 @@ struct FlowletResult {
   std::uint32_t index;
 };
 
-class FlowletTable {
+// What the network uses of a flowlet table: LetFlow's access at the checker's sweep count and the
+// statistics. FlowletTable (the C++ model) implements it; so does the co-simulation adapter
+// (tlm/cosim/flowlet_table_rtl.h), the Verilated RTL behind the same calls.
+class FlowletTableIf {
+ public:
+  virtual ~FlowletTableIf() = default;
+  virtual const FlowletTableConfig& config() const = 0;
+  virtual FlowletResult access_at_sweep(const WideKey& key, std::uint32_t port_count, Rng& rng,
+                                        std::uint64_t sweeps) = 0;
+  virtual std::uint32_t occupancy() const = 0;
+  virtual std::uint32_t high_water() const = 0;
+  virtual std::uint64_t flowlets() const = 0;
+  virtual std::uint64_t collisions() const = 0;
+  unsigned entry_bits() const { return config().port_bits + 2; }
+  std::uint64_t storage_bits() const { return std::uint64_t{entry_bits()} * config().entries; }
+};
+
+// Builds the table a switch uses: the C++ model unless a co-simulation adapter is plugged in. `owner` is
+// the switch's name (messages, latency trace).
+using FlowletTableFactory =
+    std::function<std::unique_ptr<FlowletTableIf>(const FlowletTableConfig& config, const std::string& owner)>;
+
+class FlowletTable final : public FlowletTableIf {
  public:
   explicit FlowletTable(const FlowletTableConfig& config);
 
-  const FlowletTableConfig& config() const { return config_; }
+  const FlowletTableConfig& config() const override { return config_; }
 
   // A packet of `key` arrives; on a new flowlet the port is rng.below(port_count) (0 .. port_count-1,
   // the index into the routing protocol's list of candidate ports). port_count in 1 .. 2^port_bits.
@@ -53,20 +78,19 @@ class FlowletTable {
   // age bit, the second clears its valid bit), which gives exactly what check() every delta would, at the
   // cost of one entry instead of the whole table. A network model uses this instead of check(), so an
   // idle switch costs nothing; occupancy() then counts entries as of their last access.
-  FlowletResult access_at_sweep(const WideKey& key, std::uint32_t port_count, Rng& rng, std::uint64_t sweeps);
+  FlowletResult access_at_sweep(const WideKey& key, std::uint32_t port_count, Rng& rng,
+                                std::uint64_t sweeps) override;
 
   std::uint32_t index_of(const WideKey& key) const { return crc32_key(key, config_.key_bits) & (config_.entries - 1); }
   unsigned access_latency() const { return config_.access_latency; }
   unsigned check_latency() const { return config_.entries + config_.check_overhead; }
-  unsigned entry_bits() const { return config_.port_bits + 2; }
-  std::uint64_t storage_bits() const { return std::uint64_t{entry_bits()} * config_.entries; }
 
   bool valid(std::uint32_t index) const { return entries_.at(index).valid; }
   bool aged(std::uint32_t index) const { return entries_.at(index).age; }
-  std::uint32_t occupancy() const { return occupancy_; }
-  std::uint32_t high_water() const { return high_water_; }
-  std::uint64_t flowlets() const { return flowlets_; }
-  std::uint64_t collisions() const { return collisions_; }
+  std::uint32_t occupancy() const override { return occupancy_; }
+  std::uint32_t high_water() const override { return high_water_; }
+  std::uint64_t flowlets() const override { return flowlets_; }
+  std::uint64_t collisions() const override { return collisions_; }
 
  private:
   struct Entry {

@@ -25,7 +25,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace netasic {
@@ -50,22 +53,45 @@ struct ReorderEvent {
   friend bool operator==(const ReorderEvent& a, const ReorderEvent& b) { return a.kind == b.kind && a.sn == b.sn; }
 };
 
-class ReorderBuffer {
+// What the NIC's reorder transport uses of a rearrange buffer. ReorderBuffer (the C++ model) implements it;
+// so does the co-simulation adapter (tlm/cosim/reorder_buffer_rtl.h), the Verilated RTL behind the same calls.
+class ReorderBufferIf {
+ public:
+  virtual ~ReorderBufferIf() = default;
+  // A packet of `units` units (1 .. max_packet_units) with sequence number sn arrives on `connection`.
+  virtual std::vector<ReorderEvent> arrive(unsigned connection, std::uint32_t sn, std::uint32_t units) = 0;
+  virtual std::uint32_t expected(unsigned connection) const = 0;
+  virtual std::uint32_t used_units(unsigned connection) const = 0;
+  virtual std::uint64_t total_units() const = 0;
+  virtual std::uint32_t mbs() const = 0;
+  virtual std::uint64_t mms() const = 0;
+  virtual std::uint64_t rejections() const = 0;
+  virtual std::uint64_t delivered() const = 0;
+  virtual std::uint64_t duplicates() const = 0;
+  virtual const ReorderBufferConfig& config() const = 0;
+};
+
+// Builds the rearrange buffer a NIC uses: the C++ model unless a co-simulation adapter is plugged in.
+// `owner` is the NIC's name (messages, latency trace).
+using ReorderBufferFactory =
+    std::function<std::unique_ptr<ReorderBufferIf>(const ReorderBufferConfig& config, const std::string& owner)>;
+
+class ReorderBuffer final : public ReorderBufferIf {
  public:
   explicit ReorderBuffer(const ReorderBufferConfig& config);
 
-  // A packet of `units` units (1 .. max_packet_units) with sequence number sn arrives on `connection`.
-  std::vector<ReorderEvent> arrive(unsigned connection, std::uint32_t sn, std::uint32_t units = 1);
+  std::vector<ReorderEvent> arrive(unsigned connection, std::uint32_t sn, std::uint32_t units) override;
+  std::vector<ReorderEvent> arrive(unsigned connection, std::uint32_t sn) { return arrive(connection, sn, 1); }
 
-  std::uint32_t expected(unsigned connection) const { return conns_.at(connection).expected; }
-  std::uint32_t used_units(unsigned connection) const { return conns_.at(connection).used; }
-  std::uint64_t total_units() const { return total_; }
-  std::uint32_t mbs() const { return mbs_; }
-  std::uint64_t mms() const { return mms_; }
-  std::uint64_t rejections() const { return rejections_; }
-  std::uint64_t delivered() const { return delivered_; }
-  std::uint64_t duplicates() const { return duplicates_; }
-  const ReorderBufferConfig& config() const { return config_; }
+  std::uint32_t expected(unsigned connection) const override { return conns_.at(connection).expected; }
+  std::uint32_t used_units(unsigned connection) const override { return conns_.at(connection).used; }
+  std::uint64_t total_units() const override { return total_; }
+  std::uint32_t mbs() const override { return mbs_; }
+  std::uint64_t mms() const override { return mms_; }
+  std::uint64_t rejections() const override { return rejections_; }
+  std::uint64_t delivered() const override { return delivered_; }
+  std::uint64_t duplicates() const override { return duplicates_; }
+  const ReorderBufferConfig& config() const override { return config_; }
 
  private:
   struct Conn {

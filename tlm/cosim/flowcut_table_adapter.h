@@ -1,25 +1,17 @@
 // Internal to tlm/cosim: what both Flowcut table co-simulation adapters share (docs/cosim.md).
 //   impl = rtl     Verilator's C++ output (flowcut_table_rtl.cpp)
 //   impl = rtl_sc  Verilator's SystemC output (flowcut_table_rtl_sc.cpp)
-// The request/response protocol, the statistics, the latency check and trace live here once, in
-// RtlFlowcutTable<Pins>; an adapter only supplies `Pins`, the access to one Verilated model's ports:
+// The Flowcut table's operations, statistics and point selection live here once, in
+// RtlFlowcutTable<Pins>, on the handshake core every block shares (rtl_handshake.h); an adapter only
+// supplies `Pins`, the access to one Verilated model's ports: the core's clock/reset/handshake pins and
 //
-//   struct Pins {
 //     Pins(const std::string& owner, const PointInfo& point);  // builds the model
-//     void clock(bool level);                // set clk_i and evaluate the model
-//     void reset(bool asserted);             // rst_ni = !asserted (no evaluation)
-//     void request_valid(bool); void response_ready(bool);
 //     void drive(const CosimRequest& r, unsigned key_bits);  // the request fields (no evaluation)
-//     bool request_ready() const; bool response_valid() const;
 //     CosimResponse response() const;        // the response fields
-//     void final();
-//   };
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <fstream>
 #include <initializer_list>
 #include <memory>
 #include <sstream>
@@ -28,6 +20,7 @@
 
 #include "tlm/blocks/flowcut_table.h"
 #include "tlm/common/error.h"
+#include "tlm/cosim/rtl_handshake.h"
 
 namespace netasic::cosim {
 
@@ -60,37 +53,6 @@ inline std::string describe(const PointInfo& p) {
   return s.str();
 }
 
-// The latency trace shared by every table of the process (both adapters): one CSV line per operation.
-class LatencyTrace {
- public:
-  static LatencyTrace& instance() {
-    static LatencyTrace t;
-    return t;
-  }
-  const std::string& path() const { return path_; }
-  void record(const std::string& owner, const char* point, const char* op, std::uint64_t accept,
-              std::uint64_t response, unsigned model) {
-    if (!out_.is_open()) return;
-    out_ << owner << ',' << point << ',' << op << ',' << accept << ',' << response << ',' << (response - accept)
-         << ',' << model << '\n';
-  }
-  void flush() {
-    if (out_.is_open()) out_.flush();
-  }
-
- private:
-  LatencyTrace() {
-    const char* env = std::getenv("NETASIC_COSIM_TRACE");
-    path_ = env && *env ? env : "flowcut_table_rtl_latency.csv";
-    if (path_ == "off") return;
-    out_.open(path_);
-    if (!out_) throw InputError("NETASIC_COSIM_TRACE: cannot write the co-simulation latency trace " + path_);
-    out_ << "owner,point,op,accept_cycle,response_cycle,measured,model\n";
-  }
-  std::string path_;
-  std::ofstream out_;
-};
-
 struct CosimRequest {
   Op op = kLookup;
   WideKey key{};
@@ -107,37 +69,18 @@ struct CosimResponse {
   bool drain = false;
 };
 
-// The key as 32-bit words, least significant first (word i of a VlWide or an sc_bv).
-inline std::uint32_t key_word(const WideKey& k, unsigned i) {
-  const unsigned at = i * 32;
-  return at < 64 ? static_cast<std::uint32_t>(k.lo >> at) : static_cast<std::uint32_t>(k.hi >> (at - 64));
-}
-
 // FlowcutTableIf answered by one Verilated model behind `Pins`. `impl` names the adapter in messages.
 template <class Pins>
 class RtlFlowcutTable final : public FlowcutTableIf {
  public:
   RtlFlowcutTable(const FlowcutTableConfig& config, const std::string& owner, const PointInfo& point, const char* impl)
-      : config_(config), owner_(owner), point_(point), impl_(impl), storage_(FlowcutTable(config).storage()),
-        pins_(std::make_unique<Pins>(owner, point)) {
+      : config_(config), point_(point), storage_(FlowcutTable(config).storage()),
+        hs_(std::make_unique<Pins>(owner, point), owner, "flowcut_table", point.name, impl) {
     keys_.resize(config.entries);
     const std::uint32_t buckets = std::min<std::uint32_t>(config.histogram_buckets, config.entries + 1);
     bucket_width_ = (config.entries + 1 + buckets - 1) / buckets;
     histogram_.assign((config.entries + bucket_width_) / bucket_width_, 0);
-    LatencyTrace::instance();  // open the trace (and report a bad path) before the run starts
-    Pins& d = *pins_;
-    d.request_valid(false);
-    d.response_ready(false);
-    d.reset(true);
-    for (int i = 0; i < 4; ++i) {
-      settle();
-      edge();
-    }
-    d.reset(false);
-  }
-  ~RtlFlowcutTable() override {
-    LatencyTrace::instance().flush();
-    pins_->final();
+    hs_.reset(4);
   }
 
   const FlowcutTableConfig& config() const override { return config_; }
@@ -262,8 +205,7 @@ class RtlFlowcutTable final : public FlowcutTableIf {
  private:
   WideKey checked(const WideKey& key) const {
     if (!key.fits(point_.key_bits))
-      throw ModelError(std::string("flowcut_table (") + impl_ + ", " + owner_ + "): key wider than " +
-                       std::to_string(point_.key_bits) + " bits");
+      throw ModelError(hs_.name() + ": key wider than " + std::to_string(point_.key_bits) + " bits");
     return key;
   }
 
@@ -282,69 +224,33 @@ class RtlFlowcutTable final : public FlowcutTableIf {
 
   void sample() { ++histogram_[occupancy_ / bucket_width_]; }
 
-  void settle() const { pins_->clock(false); }
-  void edge() const {
-    pins_->clock(true);
-    ++cycle_;
-  }
-
   std::string where(const CosimRequest& r) const {
     std::ostringstream s;
-    s << "flowcut_table (" << impl_ << ' ' << point_.name << ", " << owner_ << "): " << kOpName[r.op] << " (key "
+    s << kOpName[r.op] << " (key "
       << std::hex << r.key.hi << ':' << r.key.lo << std::dec << " index " << r.index << " bytes " << r.bytes << ")";
     return s.str();
   }
 
   void expect(const CosimResponse& a, const CosimRequest& r, std::initializer_list<unsigned> allowed) const {
     if (std::find(allowed.begin(), allowed.end(), a.status) == allowed.end())
-      throw ModelError(where(r) + ": the RTL answered status " + kStName[a.status & 7] +
+      throw ModelError(hs_.name() + ": " + where(r) + ": the RTL answered status " + kStName[a.status & 7] +
                        ", which this operation does not define");
   }
 
-  // One request: wait for req_ready_o, hand the request over, clock until rsp_valid_o, take the response
-  // in that same cycle (rsp_ready_i held high) and check the latency.
+  // One request on the handshake core: ready at once, or after the hashed table's RAM clear that follows
+  // reset; the response within 64 cycles.
   CosimResponse transact(const CosimRequest& r, unsigned model_latency) const {
-    Pins& d = *pins_;
-    d.drive(r, point_.key_bits);
-    d.request_valid(true);
-    d.response_ready(true);
-    // Ready: at once, or after the hashed table's RAM clear that follows reset.
-    const std::uint64_t limit = cycle_ + config_.entries + 64;
-    for (settle(); !d.request_ready(); settle()) {
-      edge();
-      if (cycle_ > limit) throw ModelError(where(r) + ": req_ready_o stayed low");
-    }
-    if (d.response_valid()) throw ModelError(where(r) + ": rsp_valid_o high with no request in flight");
-    const std::uint64_t accept = cycle_;
-    edge();
-    d.request_valid(false);
-    for (settle(); !d.response_valid(); settle()) {
-      edge();
-      if (cycle_ > accept + 64) throw ModelError(where(r) + ": no response within 64 cycles");
-    }
-    const std::uint64_t response = cycle_;
-    const CosimResponse a = d.response();
-    edge();  // the response is taken at this edge
-    LatencyTrace& trace = LatencyTrace::instance();
-    trace.record(owner_, point_.name, kOpName[r.op], accept, response, model_latency);
-    if (response - accept != model_latency) {
-      trace.flush();
-      std::ostringstream s;
-      s << where(r) << ": latency " << (response - accept) << " cycles (request accepted at RTL cycle " << accept
-        << ", response valid at " << response << ") differs from the " << model_latency
-        << " cycles the model declares (FlowcutTableConfig::latency); trace: " << trace.path();
-      throw ModelError(s.str());
-    }
+    hs_.pins().drive(r, point_.key_bits);
+    CosimResponse a;
+    hs_.transact(kOpName[r.op], model_latency, config_.entries + 64, 64, [&] { return where(r); },
+                 [&] { a = hs_.pins().response(); });
     return a;
   }
 
   FlowcutTableConfig config_;
-  std::string owner_;
   PointInfo point_;
-  const char* impl_;
   FlowcutStorage storage_;
-  std::unique_ptr<Pins> pins_;  // const operations (read) still clock the RTL
-  mutable std::uint64_t cycle_ = 0;
+  RtlHandshake<Pins> hs_;  // const operations (read) still clock the RTL
   std::vector<WideKey> keys_;
   std::uint32_t occupancy_ = 0;
   std::uint32_t high_water_ = 0;

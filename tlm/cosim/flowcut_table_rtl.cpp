@@ -3,14 +3,13 @@
 // this file only reaches the C++ model's ports, which are plain members of the model class.
 #include "tlm/cosim/flowcut_table_rtl.h"
 
-#include <verilated.h>
-
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "flowcut_rtl_points.h"  // generated: the Verilated models and NETASIC_COSIM_FLOWCUT_POINTS
+#include "tlm/cosim/cpp_pins.h"
 #include "tlm/cosim/flowcut_table_adapter.h"
 
 namespace netasic {
@@ -18,32 +17,13 @@ namespace {
 
 using namespace cosim;
 
-// The key port: a scalar up to 64 bits, else a VlWide of 32-bit words, least significant first. Bits
-// above the key width are zero (checked by the caller).
-template <class P>
-void put_key(P& port, const WideKey& k, unsigned bits) {
-  if constexpr (sizeof(P) <= 8) {
-    port = static_cast<P>(k.lo);
-  } else {
-    for (unsigned i = 0; i < (bits + 31) / 32; ++i) port[i] = key_word(k, i);
-  }
-}
-
-// The ports of one C++-output model, with its own VerilatedContext.
+// The ports of one C++-output model: the shared clock/handshake pins and the table's fields.
 template <class V>
-class CppPins {
+class CppPins : public CppCore<V> {
  public:
-  CppPins(const std::string& owner, const PointInfo&)
-      : ctx_(std::make_unique<VerilatedContext>()), dut_(std::make_unique<V>(ctx_.get(), owner.c_str())) {}
-  void clock(bool level) {
-    dut_->clk_i = level;
-    dut_->eval();
-  }
-  void reset(bool asserted) { dut_->rst_ni = !asserted; }
-  void request_valid(bool v) { dut_->req_valid_i = v; }
-  void response_ready(bool v) { dut_->rsp_ready_i = v; }
+  CppPins(const std::string& owner, const PointInfo&) : CppCore<V>(owner) {}
   void drive(const CosimRequest& r, unsigned key_bits) {
-    V& d = *dut_;
+    V& d = this->dut();
     d.req_op_i = r.op;
     put_key(d.req_key_i, r.key, key_bits);
     d.req_index_i = r.index;
@@ -55,10 +35,8 @@ class CppPins {
     d.req_rtt_diff_avg_i = r.rtt_diff;
     d.req_drain_i = r.drain;
   }
-  bool request_ready() const { return dut_->req_ready_o; }
-  bool response_valid() const { return dut_->rsp_valid_o; }
   CosimResponse response() const {
-    const V& d = *dut_;
+    const V& d = this->dut();
     CosimResponse a;
     a.status = d.rsp_status_o;
     a.index = d.rsp_index_o;
@@ -72,11 +50,6 @@ class CppPins {
     a.drain = d.rsp_drain_o != 0;
     return a;
   }
-  void final() { dut_->final(); }
-
- private:
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<V> dut_;
 };
 
 template <class V>

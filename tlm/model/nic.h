@@ -50,6 +50,7 @@ struct NicConfig {
   TransportKind transport = TransportKind::basic;
   // Reorder transport (nic.transport = reorder).
   ReorderBufferConfig reorder_buffer{};    // connections = flows into this NIC (set per NIC)
+  ReorderBufferFactory reorder_factory;    // empty: the C++ model (nic.reorder_buffer.impl)
   std::uint32_t reorder_unit_bytes = 256;
   enum class Injection { unlimited, adap_li, adap_lw } injection = Injection::adap_li;
   // nic.reorder.connection: one rearrange connection per message (flow), or per source-destination pair
@@ -132,7 +133,7 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
   // Completes the transport's setup once every flow is known (the reorder transport's rearrange buffer).
   void finish_setup() { transport_->finish_setup(); }
   const Transport& transport() const { return *transport_; }
-  const ReorderBuffer* reorder_buffer() const { return transport_->reorder_buffer(); }
+  const ReorderBufferIf* reorder_buffer() const { return transport_->reorder_buffer(); }
   const std::vector<std::uint64_t>& reorder_histogram() const { return transport_->reorder_histogram(); }
 
   const NicCounters& counters() const { return counters_; }

@@ -162,7 +162,11 @@ class TelemetryRouting : public DragonflySourceRouting {
 class LetflowRouting : public RoutingFunction {
  public:
   LetflowRouting(const RoutingContext& c, const RoutingPolicySettings& s)
-      : RoutingFunction(c, false), table_config_(s.letflow_table), delta_ps_(s.letflow_delta_ps) {}
+      : RoutingFunction(c, false), table_config_(s.letflow_table), delta_ps_(s.letflow_delta_ps) {
+    // A co-simulated table is built with the switch, i.e. while SystemC elaborates (the SystemC-output
+    // adapter needs that); it reports like the model's once its first flowlet arrives.
+    if (s.letflow_factory) table_ = s.letflow_factory(table_config_, s.owner);
+  }
   std::uint16_t choose(Packet* p, const std::uint16_t* ports, std::uint32_t n) override {
     if (n == 1) return ports[0];
     if (!table_) table_ = std::make_unique<FlowletTable>(table_config_);
@@ -173,15 +177,15 @@ class LetflowRouting : public RoutingFunction {
     if (r.new_flowlet && ctx_.flows && ctx_.at_ingress(p)) ctx_.note_path(p->flow, o);
     return o;
   }
-  const FlowletTable* flowlet_table() const override { return table_.get(); }
+  const FlowletTableIf* flowlet_table() const override { return table_.get(); }
   // The letflow section (every switch with the policy, with a table or not) and the switch's flowlet table.
   void report(Report& r) const override {
     ReportSection& s = r.open("letflow");
     s.sum("flowlets", table_ ? table_->flowlets() : 0);
     s.sum("collisions", table_ ? table_->collisions() : 0);
     s.max("table_high_water", std::uint64_t{table_ ? table_->high_water() : 0});
-    if (!table_) return;
-    const FlowletTable& t = *table_;
+    if (!table_ || table_->flowlets() == 0) return;
+    const FlowletTableIf& t = *table_;
     r.table("flowlet").push_back({{"owner", r.component()}, {"capacity", t.config().entries},
                                   {"high_water", t.high_water()}, {"flowlets", t.flowlets()},
                                   {"collisions", t.collisions()}, {"bits_per_entry", t.entry_bits()},
@@ -191,7 +195,7 @@ class LetflowRouting : public RoutingFunction {
  private:
   FlowletTableConfig table_config_;
   Ps delta_ps_;
-  std::unique_ptr<FlowletTable> table_;  // built at the first flowlet (a switch that never sees one has none)
+  std::unique_ptr<FlowletTableIf> table_;  // the model's is built at the first flowlet (a switch that never sees one has none)
 };
 
 // Flowcut switching: the switch's Flowcut engine decides for the packets its table tracks; the others

@@ -68,6 +68,8 @@ struct RoutingPolicySettings {
   double ugal_bias_bytes = 0;           // UGAL: extra backlog the non-minimal path must beat
   FlowletTableConfig letflow_table{};   // LetFlow
   Ps letflow_delta_ps = 50 * kPsPerUs;
+  FlowletTableFactory letflow_factory;  // empty: the C++ model (FlowletTable), built at the first flowlet
+  const char* owner = "";               // the switch's name
   FlowcutEngine* flowcut = nullptr;     // Flowcut in this switch (null: the NIC-only variant, hash here)
 };
 
@@ -82,7 +84,7 @@ class RoutingFunction : public Reporting {
   // The output of data packet p, not addressed to a host of this switch, among the n >= 1 candidates
   // `ports`; or kHeld. May set p->via_group (dragonfly Valiant / UGAL at the source switch).
   virtual std::uint16_t choose(Packet* p, const std::uint16_t* ports, std::uint32_t n) = 0;
-  virtual const FlowletTable* flowlet_table() const { return nullptr; }
+  virtual const FlowletTableIf* flowlet_table() const { return nullptr; }
   // The policy's own statistics (a section of summary.json, its tables); most policies keep none. The
   // Flowcut engine, owned by the switch, reports for itself.
   void report(Report&) const override {}

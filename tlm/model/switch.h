@@ -59,6 +59,7 @@ struct SwitchConfig {
   std::uint32_t max_packet_bytes = 4160;       // largest data packet (MTU + header): one egress slot
   const FlowcutParams* flowcut = nullptr;      // Flowcut in the switch (full_switch or ingress_only)
   FlowletTableConfig letflow_table{};
+  FlowletTableFactory letflow_factory;         // empty: the C++ model (switch.flowlet_table.impl)
   Ps letflow_delta_ps = 50 * kPsPerUs;         // LetFlow checker period (flowlet timeout delta..2 delta)
   std::uint32_t control_queue_packets = 256;   // frames the switch itself generates, per output
   EgressFcConfig fc{};                         // hop-by-hop flow control (switch.flow_control)
@@ -111,7 +112,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   // Flowcuts this switch starts go to `o` (the packet trace).
   void set_flow_observer(FlowEventObserver* o) { ctx_.flow_observer = o; }
   const FlowcutTableIf* flowcut_table() const { return flowcut_ ? &flowcut_->table() : nullptr; }
-  const FlowletTable* flowlet_table() const { return policy_->flowlet_table(); }
+  const FlowletTableIf* flowlet_table() const { return policy_->flowlet_table(); }
   const FlowcutCounters& flowcut_counters() const { return flowcut_ ? flowcut_->counters() : kNoFlowcut; }
   const EgressFc* egress_fc() const { return efc_.get(); }
 

@@ -108,6 +108,8 @@ void Switch::build_routing() {
   settings.ugal_bias_bytes = config_.ugal_bias_bytes;
   settings.letflow_table = config_.letflow_table;
   settings.letflow_delta_ps = config_.letflow_delta_ps;
+  settings.letflow_factory = config_.letflow_factory;
+  settings.owner = this->name();
   settings.flowcut = flowcut_.get();
   policy_ = make_routing_function(config_.policy, ctx_, settings);
   telemetry_ = config_.policy == RoutingPolicy::telemetry;

@@ -44,7 +44,7 @@ enum class TransportKind : std::uint8_t { basic, reorder, go_back_n, selective_r
 
 struct NicConfig;
 struct NicCounters;
-class ReorderBuffer;
+class ReorderBufferIf;
 
 // The NIC's two virtual channels: ACK/NACKs and other control packets go first.
 constexpr std::uint8_t kNicControlVc = 0;
@@ -149,7 +149,7 @@ class Transport : public Reporting {
   // this NIC's counters; none for the basic transport. The congestion control reports for itself.
   void report(Report&) const override {}
   // For tests and tools.
-  virtual const ReorderBuffer* reorder_buffer() const { return nullptr; }
+  virtual const ReorderBufferIf* reorder_buffer() const { return nullptr; }
   virtual const std::vector<std::uint64_t>& reorder_histogram() const;  // empty but for the reorder transport
   virtual const SackReceiver* sack_receiver(const Flow&) const { return nullptr; }
   virtual const TcpReno* tcp_window(const Flow&) const { return nullptr; }  // the tcp transport's sender

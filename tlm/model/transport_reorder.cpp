@@ -43,7 +43,7 @@ class ReorderTransport final : public Transport {
     if (s.injection_limited && ctx_.config.injection == NicConfig::Injection::adap_li && s.li_credits) --s.li_credits;
     f.inflight_bytes += c.payload;
   }
-  const ReorderBuffer* reorder_buffer() const override { return rb_.get(); }
+  const ReorderBufferIf* reorder_buffer() const override { return rb_.get(); }
   const std::vector<std::uint64_t>& reorder_histogram() const override { return histogram_; }
   void report(Report& r) const override;
   std::string sender_detail(const Flow& f) const override {
@@ -91,7 +91,7 @@ class ReorderTransport final : public Transport {
 
   std::vector<Sender> tx_;
   std::vector<Receiver> rx_;
-  std::unique_ptr<ReorderBuffer> rb_;
+  std::unique_ptr<ReorderBufferIf> rb_;
   std::vector<std::uint64_t> histogram_;  // occupancy (units in use) sampled per arrival, 16 buckets
   std::vector<PairConnection> pairs_;
   std::vector<std::uint32_t> pair_of_src_;  // the connection of each source
@@ -148,7 +148,7 @@ void ReorderTransport::finish_setup() {
   if (c.connections > 65536)
     throw InputError(fmt::format("{}: {} flows into one NIC; the rearrange engine holds at most 65536 connections",
                                  ctx_.name, c.connections));
-  rb_ = std::make_unique<ReorderBuffer>(c);
+  rb_ = ctx_.config.reorder_factory ? ctx_.config.reorder_factory(c, ctx_.name) : std::make_unique<ReorderBuffer>(c);
   histogram_.assign(16, 0);
   // Pair connections: the messages of a pair follow each other in one sequence space, in start order.
   FlowTable& flows = ctx_.flows;

@@ -1,28 +1,29 @@
 #!/usr/bin/env bash
-# Runs one scenario twice, with the Flowcut table from the C++ model and from the Verilated RTL
-# (switch.flowcut_table.impl = model, then IMPL: rtl, Verilator's C++ output, the default; or rtl_sc, its
-# SystemC output), and asserts the network saw the same thing:
+# Runs one scenario twice, with a block from the C++ model and from the Verilated RTL (KEY = model, then
+# IMPL: rtl, Verilator's C++ output, the default; or rtl_sc, its SystemC output; KEY is the block's impl
+# key, switch.flowcut_table.impl unless --key says otherwise), and asserts the network saw the same thing:
 #   flows.csv, ports.csv, tables.json   byte-identical
 #   summary.json                        identical apart from wall-clock fields (wall_seconds,
 #                                       packet_hops_per_second) and the scenario's impl key
 #   RTL latency trace                   non-empty (the RTL answered), every measured == model
-# Usage: cosim_compare.sh NETASIC WORKDIR [--impl rtl|rtl_sc] [--set KEY=VALUE]...
+# Usage: cosim_compare.sh NETASIC WORKDIR [--impl rtl|rtl_sc] [--key IMPL_KEY] [--set KEY=VALUE]...
 set -euo pipefail
 netasic=$1
 work=$2
 shift 2
 rtl=rtl
-if [ "${1:-}" = "--impl" ]; then
-  rtl=$2
+key=switch.flowcut_table.impl
+while [ "${1:-}" = "--impl" ] || [ "${1:-}" = "--key" ]; do
+  if [ "$1" = "--impl" ]; then rtl=$2; else key=$2; fi
   shift 2
-fi
+done
 rm -rf "$work"
 mkdir -p "$work"
 
 for impl in model "$rtl"; do
   if ! NETASIC_COSIM_TRACE="$work/latency_$impl.csv" "$netasic" run --quiet "$@" \
-      --set switch.flowcut_table.impl=$impl --out "$work/$impl" >"$work/$impl.log" 2>&1; then
-    echo "FAIL: netasic run with switch.flowcut_table.impl=$impl failed:"
+      --set "$key=$impl" --out "$work/$impl" >"$work/$impl.log" 2>&1; then
+    echo "FAIL: netasic run with $key=$impl failed:"
     cat "$work/$impl.log"
     exit 1
   fi
@@ -37,17 +38,17 @@ for f in flows.csv ports.csv tables.json; do
   fi
 done
 
-norm='del(.wall_seconds, .packet_hops_per_second, .scenario.switch.flowcut_table.impl)'
-jq -S "$norm" "$work/model/summary.json" >"$work/model/summary.norm.json"
-jq -S "$norm" "$work/$rtl/summary.json" >"$work/$rtl/summary.norm.json"
+norm='del(.wall_seconds, .packet_hops_per_second) | delpaths([["scenario"] + ($k | split("."))])'
+jq -S --arg k "$key" "$norm" "$work/model/summary.json" >"$work/model/summary.norm.json"
+jq -S --arg k "$key" "$norm" "$work/$rtl/summary.json" >"$work/$rtl/summary.norm.json"
 if ! cmp -s "$work/model/summary.norm.json" "$work/$rtl/summary.norm.json"; then
   echo "FAIL: summary.json differs (wall-clock fields and the impl key excluded):"
   diff "$work/model/summary.norm.json" "$work/$rtl/summary.norm.json" | head -40 || true
   status=1
 fi
 for impl in model "$rtl"; do
-  if [ "$(jq -r '.scenario.switch.flowcut_table.impl' "$work/$impl/summary.json")" != "$impl" ]; then
-    echo "FAIL: the $impl run's summary does not record switch.flowcut_table.impl = $impl"
+  if [ "$(jq -r --arg k "$key" '.scenario | getpath($k | split("."))' "$work/$impl/summary.json")" != "$impl" ]; then
+    echo "FAIL: the $impl run's summary does not record $key = $impl"
     status=1
   fi
 done
