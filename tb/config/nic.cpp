@@ -163,6 +163,11 @@ NicConfig build_nic_config(const Scenario& s, const Topology& t, const FlowcutPa
   if (nic_config.cc == CongestionControlKind::dcqcn) build_dcqcn(s, t, nic_config);
   if (s.choice<RoutingPolicy>("routing.policy") == RoutingPolicy::telemetry) build_telemetry(s, t, nic_config);
   if (nic_config.transport == TransportKind::reorder) build_reorder(s, nic_config);
+  else if (s.choice<BlockImpl>("nic.reorder_buffer.impl") != BlockImpl::model)
+    throw InputError(fmt::format("nic.reorder_buffer.impl = {} ({}) has no buffer to replace: the rearrange "
+                                 "buffer exists only with nic.transport = reorder, not {} ({})",
+                                 s.string("nic.reorder_buffer.impl"), s.origin("nic.reorder_buffer.impl"),
+                                 s.string("nic.transport"), s.origin("nic.transport")));
   if (nic_config.transport == TransportKind::tcp) build_tcp(s, nic_config);
   return nic_config;
 }

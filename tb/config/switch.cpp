@@ -77,6 +77,17 @@ EgressFcConfig build_egress_fc_config(const Scenario& s, std::uint32_t max_packe
 
 SwitchConfig build_switch_config(const Scenario& s, RoutingPolicy policy, std::uint8_t vcs,
                                  const BufferConfig& buffers, const FlowcutParams* flowcut) {
+  // A block implementation chosen for a block the run does not have would be ignored without a word.
+  if (policy != RoutingPolicy::letflow && s.choice<BlockImpl>("switch.flowlet_table.impl") != BlockImpl::model)
+    throw InputError(fmt::format("switch.flowlet_table.impl = {} ({}) has no table to replace: the flowlet table "
+                                 "exists only with routing.policy = letflow, not {} ({})",
+                                 s.string("switch.flowlet_table.impl"), s.origin("switch.flowlet_table.impl"),
+                                 s.string("routing.policy"), s.origin("routing.policy")));
+  if (policy != RoutingPolicy::flowcut && s.choice<BlockImpl>("switch.flowcut_table.impl") != BlockImpl::model)
+    throw InputError(fmt::format("switch.flowcut_table.impl = {} ({}) has no table to replace: the Flowcut table "
+                                 "exists only with routing.policy = flowcut, not {} ({})",
+                                 s.string("switch.flowcut_table.impl"), s.origin("switch.flowcut_table.impl"),
+                                 s.string("routing.policy"), s.origin("routing.policy")));
   SwitchConfig sc;
   sc.ports_per_tile = static_cast<std::uint16_t>(s.integer("switch.ports_per_tile"));
   sc.tile_columns = static_cast<std::uint16_t>(s.integer("switch.tile_columns"));

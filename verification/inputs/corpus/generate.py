@@ -324,6 +324,12 @@ def cli_cases(c):
          ["nic.host_interface", "nic.transport"]),
         ("ack-every-with-basic", "run --set nic.ack_every=4" + o, ["nic.ack_every", "basic"]),
         ("ack-every-with-tcp", "run --set nic.transport=tcp --set nic.ack_every=4" + o, ["nic.ack_every", "nic.tcp.ack_every"]),
+        ("flowlet-impl-without-letflow", "run --set switch.flowlet_table.impl=rtl" + o,
+         ["switch.flowlet_table.impl", "routing.policy"]),
+        ("flowcut-impl-without-flowcut", "run --set switch.flowcut_table.impl=rtl_sc --set routing.policy=letflow" + o,
+         ["switch.flowcut_table.impl", "routing.policy"]),
+        ("reorder-impl-without-reorder", "run --set nic.reorder_buffer.impl=rtl --set nic.transport=sr" + o,
+         ["nic.reorder_buffer.impl", "nic.transport"]),
     ]:
         c.add(f"cli-{name}", args, expect, "x\n" if name == "out-is-file" else None,
               "afile" if name == "out-is-file" else None)
