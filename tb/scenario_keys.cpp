@@ -481,6 +481,12 @@ std::vector<KeyDef> trace_keys() {
         "Sample every switch output port's backlog, link utilization and packets sent this often into "
         "timeseries.csv (netasic plot draws it); 0: no sampling."),
       L("stats.switches", "Switches whose ports stats.sample_us samples: switch ids, or all (empty: all)."),
+      N("stats.window_start_us", "us", "0", 0, 1e9,
+        "Time-weighted statistics (table occupancy over time, the time packets hold Flowcut state) count the "
+        "run from this simulated time on: e.g. skip the warm-up of a random workload."),
+      N("stats.window_end_us", "us", "0", 0, 1e9,
+        "... and before this time; 0: until the run's end. A random workload's arrival window "
+        "(workload.duration_us) keeps the drain at the end out."),
   };
 }
 

@@ -71,6 +71,7 @@ void Simulation::elaborate() {
   fabric_ = std::make_unique<Fabric>("fabric", ns_to_ps(s.number("sim.sync_quantum_ns")),
                                      event_horizon_ps(s, t, nic_config_, buffers.max_packet_bytes));
   if (s.number("sim.max_time_us") > 0) fabric_->set_time_limit(static_cast<Ps>(s.number("sim.max_time_us") * kPsPerUs));
+  fabric_->set_stats_window(build_stats_window(s));
   make_links(buffers, vcs);
   make_switches(switch_config, buffers, vcs);
   const std::uint64_t seed = static_cast<std::uint64_t>(s.integer("sim.seed"));
@@ -287,6 +288,9 @@ nlohmann::json Simulation::summary() const {
   j["topology"] = topology_.description;
   j["workload"] = workload_.description;
   j["sim_time_ns"] = ps_to_ns(end_time_);
+  // The window time-weighted statistics counted (stats.window_*), clipped to the run.
+  const TimeWindow& w = fabric_->stats_window();
+  j["stats_window_ns"] = {{"start", ps_to_ns(std::min(w.from, end_time_))}, {"end", ps_to_ns(std::min(w.to, end_time_))}};
   j["wall_seconds"] = wall_seconds_;
   j["events"] = fabric_->events();
   j["packet_hops"] = packet_hops();
@@ -304,7 +308,7 @@ nlohmann::json Simulation::summary() const {
   if (!workload_.chakra.empty()) j["chakra"] = chakra_summary(workload_.chakra.front(), flows_);
   if (!workload_.collectives.empty()) j["collectives"] = collective_summary(workload_.collectives, flows_);
   if (!host_ifs_.empty()) j["host_interface"] = host_interface_summary();
-  Report r(flows_);
+  Report r(flows_, end_time_);
   report_components(r);
   r.write_sections(j);
   if (trace_)
@@ -324,7 +328,7 @@ void Simulation::report_components(Report& r) const {
 // tables.json: the tables every component reports. Both kinds are always listed (docs/outputs.md), empty
 // when no component keeps one.
 nlohmann::json Simulation::tables() const {
-  Report r(flows_);
+  Report r(flows_, end_time_);
   r.table("flowcut");
   r.table("flowlet");
   report_components(r);

@@ -66,6 +66,8 @@ Ps event_horizon_ps(const Scenario& s, const Topology& t, const NicConfig& nic, 
 // --- Switch (tb/config/switch.cpp) ---
 // Hop-by-hop flow control at the egress queues (switch.flow_control, switch.fc.*, switch.pfc.*).
 EgressFcConfig build_egress_fc_config(const Scenario& s, std::uint32_t max_packet);
+// stats.window_start_us / stats.window_end_us (the end after the start, or 0 for the run's end).
+TimeWindow build_stats_window(const Scenario& s);
 // Everything but the per-switch fields (radix, internal_gbps, vc_buffer_bytes), which for_switch() adds.
 SwitchConfig build_switch_config(const Scenario& s, RoutingPolicy policy, std::uint8_t vcs,
                                  const BufferConfig& buffers, const FlowcutParams* flowcut);

@@ -55,8 +55,20 @@ void check_egress_fc(const Scenario& s, const EgressFcConfig& fc, std::uint32_t 
 
 }  // namespace
 
+TimeWindow build_stats_window(const Scenario& s) {
+  const double start = s.number("stats.window_start_us"), end = s.number("stats.window_end_us");
+  if (end > 0 && end <= start)
+    throw InputError(fmt::format("stats.window_end_us ({}) must be after stats.window_start_us ({}), or 0 for the "
+                                 "run's end", end, start));
+  TimeWindow w;
+  w.from = static_cast<Ps>(start * kPsPerUs + 0.5);
+  if (end > 0) w.to = static_cast<Ps>(end * kPsPerUs + 0.5);
+  return w;
+}
+
 EgressFcConfig build_egress_fc_config(const Scenario& s, std::uint32_t max_packet) {
   EgressFcConfig fc_config;
+  fc_config.stats_window = build_stats_window(s);
   fc_config.mode = s.choice<FcMode>("switch.flow_control");
   fc_config.queues = static_cast<unsigned>(s.integer("switch.fc.queues"));
   fc_config.groups = static_cast<unsigned>(s.integer("switch.fc.groups"));

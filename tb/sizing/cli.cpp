@@ -31,7 +31,7 @@ Commands::Commands(CLI::App& app) {
   sweep_->add_option("-j,--jobs", sweep_opts_.jobs, "Local worker processes, 0..4096 (default 0: the core count)");
   sweep_->add_option("--backend", sweep_opts_.backend, "local or slurm")->capture_default_str();
   sweep_->add_option("--out", sweep_opts_.out, "Output directory (default out/sweeps/<file stem>)");
-  sweep_->add_option("--report", sweep_opts_.report, "knee: smallest table within 5% of the largest's p99 FCT");
+  sweep_->add_option("--report", sweep_opts_.report, "knee: smallest table from which every larger one is within 5% of the largest's p99 FCT");
   sweep_->add_option("--size-key", sweep_opts_.size_key, "Swept key --report knee sizes (default: from the file)");
   sweep_->add_option("--retries", sweep_opts_.retries, "Extra attempts for a failed point, 0..100")->capture_default_str();
   sweep_->add_flag("--dry-run", sweep_opts_.dry_run, "Validate and list the points, run nothing");

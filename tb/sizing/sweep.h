@@ -58,7 +58,7 @@ int run_sweep(const SweepOptions& opts);
 std::string fnv1a_hex(const std::string& text);
 struct KneeRow {
   std::string group;      // the other swept keys' values, "k=v k=v" ("" when none)
-  std::string knee;       // smallest size value within tolerance ("" when none)
+  std::string knee;       // smallest size value from which every larger one is within tolerance ("" when none)
   std::string largest;    // the reference (largest) size value
   double reference_p99 = 0, knee_p99 = 0;
 };

@@ -196,13 +196,13 @@ std::vector<KneeRow> knee_report(const std::vector<std::string>& swept_keys, con
     const auto& largest = *sizes.rbegin();
     k.largest = largest.second.first;
     k.reference_p99 = largest.second.second.first / largest.second.second.second;
-    for (const auto& [size, cell] : sizes) {
-      const double p = cell.second.first / cell.second.second;
-      if (p <= k.reference_p99 * (1 + tolerance)) {
-        k.knee = cell.first;
-        k.knee_p99 = p;
-        break;
-      }
+    // From the largest size down, while the mean p99 stays within the tolerance: a size that passes by
+    // chance below one that does not is no knee.
+    for (auto it = sizes.rbegin(); it != sizes.rend(); ++it) {
+      const double p = it->second.second.first / it->second.second.second;
+      if (p > k.reference_p99 * (1 + tolerance)) break;
+      k.knee = it->second.first;
+      k.knee_p99 = p;
     }
     out.push_back(k);
   }
@@ -213,7 +213,8 @@ void write_knee_report(const fs::path& out, const SweepSpec& spec, const std::st
                        const std::vector<std::map<std::string, std::string>>& rows) {
   const auto knees = knee_report(spec.swept_keys, size_key, rows);
   std::string kcsv = "group," + size_key + ",largest,knee_p99_ns,reference_p99_ns\n";
-  std::cout << fmt::format("knee: smallest {} with p99 FCT within 5% of the largest ({}) value's\n", size_key, "unbounded");
+  std::cout << fmt::format("knee: smallest {} from which every larger size's p99 FCT is within 5% of the largest "
+                           "(unbounded) size's (mean over seeds)\n", size_key);
   for (const auto& k : knees) {
     std::cout << fmt::format("  {:<40} knee {:>8}  (p99 {:.3f} us vs {:.3f} us at {})\n",
                              k.group.empty() ? "(all points)" : k.group, k.knee.empty() ? "none" : k.knee,

@@ -77,7 +77,9 @@ class FlowletTable final : public FlowletTableIf {
   // the sweeps this entry has not seen yet are applied to it first (two are enough: the first sets its
   // age bit, the second clears its valid bit), which gives exactly what check() every delta would, at the
   // cost of one entry instead of the whole table. A network model uses this instead of check(), so an
-  // idle switch costs nothing; occupancy() then counts entries as of their last access.
+  // idle switch costs nothing. occupancy() and high_water() still count what check() would leave valid:
+  // entries touched in the current or the previous checker interval (the others have expired, whether
+  // or not they were touched since), kept as two counters.
   FlowletResult access_at_sweep(const WideKey& key, std::uint32_t port_count, Rng& rng,
                                 std::uint64_t sweeps) override;
 
@@ -104,6 +106,9 @@ class FlowletTable final : public FlowletTableIf {
   std::vector<Entry> entries_;
   std::uint32_t occupancy_ = 0;
   std::uint32_t high_water_ = 0;
+  // access_at_sweep: the current sweep count and the valid entries last touched in it and in the one before.
+  std::uint64_t sweep_ = 0;
+  std::uint32_t live_cur_ = 0, live_prev_ = 0;
   std::uint64_t flowlets_ = 0;
   std::uint64_t collisions_ = 0;
 };

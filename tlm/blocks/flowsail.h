@@ -83,6 +83,12 @@ class Flowsail {
   std::uint32_t flow_num(unsigned q) const { return qt_.at(q).flow_num; }
   std::uint32_t cf_num(unsigned q) const { return qt_.at(q).cf_num; }
   std::uint32_t paused_queues() const;
+  // NFT entries holding buffered bytes (the normal queues' flowNum; rsvQ's counts CFT entries).
+  std::uint32_t nft_busy() const {
+    std::uint32_t n = 0;
+    for (unsigned q = 0; q < rsv_queue(); ++q) n += qt_[q].flow_num;
+    return n;
+  }
   // S_fair of equation (1) for a queue length and flow count (flow_num >= 1).
   static std::uint32_t s_fair(std::uint32_t length, std::uint32_t flow_num);
   std::uint32_t nft_index(std::uint32_t fid) const;

@@ -33,6 +33,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "tlm/common/log_histogram.h"
 #include "tlm/common/rng.h"
 #include "tlm/model/packet.h"
 #include "tlm/model/report.h"
@@ -51,6 +52,7 @@ std::vector<std::pair<const char*, FcMode>> fc_mode_choices();
 
 struct EgressFcConfig {
   FcMode mode = FcMode::none;
+  TimeWindow stats_window;        // what time-weighted statistics count (FlowSail table occupancy)
   unsigned queues = 8;            // data queues per port, 2 .. 128 (ideal: ignored, one queue per flow)
   unsigned groups = 1;            // strict-priority queue groups; must divide `queues`
   bool drr = false;               // inside a group: deficit round-robin instead of round-robin

@@ -32,6 +32,7 @@ FlowsailFc::FlowsailFc(const EgressFcConfig& c, std::uint16_t radix, PacketPool&
   for (std::uint16_t o = 0; o < radix; ++o)
     for (std::uint32_t g = 0; g < c.groups; ++g) {
       fs_ports_[o].fs.push_back(std::make_unique<Flowsail>(f, rng_));
+      fs_ports_[o].nft_time.emplace_back();
       // rsvQ's Order Mark waits at its head for the partner in the original queue.
       ports_[o].q[ports_[o].group_queues[g][fs_ports_[o].fs[g]->rsv_queue()]].mark_waits = true;
     }
@@ -42,6 +43,20 @@ std::uint64_t FlowsailFc::nft_collisions() const {
   for (const FsPort& port : fs_ports_)
     for (const auto& fs : port.fs) n += fs->nft_collisions();
   return n;
+}
+
+void FlowsailFc::report(Report& r) const {
+  EgressFc::report(r);
+  ReportSection& s = r.section("flow_control");
+  for (const FsPort& port : fs_ports_)
+    for (const TimeWeighted& t : port.nft_time) {
+      const LogHistogram h = t.until(r.end_ps(), config_.stats_window);
+      if (h.max() == 0) continue;  // a table that never held a packet
+      s.max("nft_occupancy/mean", h.mean());
+      s.max("nft_occupancy/p99", h.quantile(0.99));
+      s.max("nft_occupancy/p9999", h.quantile(0.9999));
+      s.max("nft_occupancy/max", h.max());
+    }
 }
 
 void FlowsailFc::touch_cft(FsPort& port, std::uint32_t group, std::uint32_t fid, Ps now) {
@@ -74,6 +89,7 @@ std::uint32_t FlowsailFc::admit(std::uint16_t o, Packet* p, Ps now, std::vector<
   const FlowsailEnqueue r = fs.enqueue(fid, p->size_bytes);
   if (r.status != FlowsailStatus::ok)
     throw ModelError(fmt::format("FlowSail enqueue refused ({}) at port {}", to_string(r.status), o));
+  port.nft_time[g].at(now, fs.nft_busy(), config_.stats_window);
   if (r.congested)
     mark(o, p, ref_key(g, congested_flow ? kCftKey : kNftKey, congested_flow ? fs.cft_index(fid) : fs.nft_index(fid)),
          r.pause, out);
@@ -91,6 +107,7 @@ void FlowsailFc::departed(std::uint16_t o, Queue& q, const Packet* p, Ps now, st
   const FlowsailDequeue r = fs.dequeue(fid, q.local, p->size_bytes, p->fc_mark != 0);
   if (r.status != FlowsailStatus::ok)
     throw ModelError(fmt::format("FlowSail dequeue refused ({}) at port {}", to_string(r.status), o));
+  port.nft_time[g].at(now, fs.nft_busy(), config_.stats_window);
   if (r.resume) unmark(o, ref_key(g, rsv ? kCftKey : kNftKey, index), out);
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tlm/blocks/flowsail.h"
+#include "tlm/common/log_histogram.h"
 #include "tlm/model/egress_fc_flow.h"
 
 namespace netasic {
@@ -21,6 +22,8 @@ class FlowsailFc final : public FlowPauseFc {
  public:
   FlowsailFc(const EgressFcConfig& config, std::uint16_t radix, PacketPool& pool, Rng& rng);
   std::uint64_t nft_collisions() const override;
+  // The flow_control section, and the NFT's time-weighted occupancy: the busiest table's (port and group).
+  void report(Report& r) const override;
 
  private:
   struct FsPort {
@@ -30,6 +33,7 @@ class FlowsailFc final : public FlowPauseFc {
     // counters at once (its NFT entry, then its CFT entry once it is isolated there too): the tables see
     // the first PAUSE and the last RESUME only.
     std::unordered_map<std::uint64_t, std::uint32_t> pause_depth;
+    std::vector<TimeWeighted> nft_time;  // per group: ps at each number of busy NFT entries
   };
   static std::uint32_t checked_queues_per_group(const EgressFcConfig& c);
 

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <functional>
 
+#include "tlm/common/log_histogram.h"
 #include "tlm/model/event_queue.h"
 #include "tlm/model/packet.h"
 
@@ -66,6 +67,9 @@ class Fabric : public sc_core::sc_module {
   // Events later than this are not run; the run ends when the queue reaches it. kNever = no limit.
   void set_time_limit(Ps limit) { time_limit_ = limit; }
   bool hit_time_limit() const { return hit_limit_; }
+  // The part of the run that time-weighted statistics count (table occupancy over time: stats.window_*).
+  void set_stats_window(const TimeWindow& w) { stats_window_ = w; }
+  const TimeWindow& stats_window() const { return stats_window_; }
 
   // Called about every `interval` of wall time while the model runs (progress line).
   void set_progress(std::function<void()> callback, double interval_s) {
@@ -86,6 +90,7 @@ class Fabric : public sc_core::sc_module {
   Ps now_ = 0;
   Ps quantum_;
   Ps time_limit_ = kNever;
+  TimeWindow stats_window_;
   bool stop_ = false;
   bool hit_limit_ = false;
   bool running_ = false;  // inside run_due_events

@@ -39,6 +39,7 @@ std::optional<std::uint32_t> FlowcutEngine::start(const WideKey& key, std::uint1
   packets_[r.index] = 0;
   pinned_[r.index] = 0;
   ++counters_.flowcuts;
+  note_occupancy();
   return r.index;
 }
 
@@ -58,6 +59,8 @@ bool FlowcutEngine::must_hold(const WideKey& key) {
 }
 
 void FlowcutEngine::on_ack(const Ack& a) {
+  if (a.at_source && a.echo_ts > 0 && a.echo_ts <= fabric_.now() && fabric_.stats_window().contains(fabric_.now()))
+    hold_ns_.add((fabric_.now() - a.echo_ts) / kPsPerNs);
   if (!a.tracked) {
     std::uint32_t& shadow = shadow_[a.shadow_slot % shadow_.size()];
     shadow -= std::min(shadow, a.bytes);
@@ -372,6 +375,40 @@ void report_flows(ReportSection& s, const FlowTable& flows) {
   s.set("drain_fraction_of_fct", fct_ps > 0 ? drain_ps / fct_ps : 0.0);
 }
 
+// Time-weighted occupancy of one table: its mean and the levels it stayed at or below for the given share
+// of the run (what a designer sizes for instead of the single worst moment).
+constexpr std::pair<const char*, double> kOccupancyQuantiles[] = {
+    {"p50", 0.5}, {"p99", 0.99}, {"p999", 0.999}, {"p9999", 0.9999}};
+
+nlohmann::json occupancy_json(const LogHistogram& h) {
+  nlohmann::json j{{"mean", h.mean()}};
+  for (const auto& [name, q] : kOccupancyQuantiles) j[name] = h.quantile(q);
+  return j;
+}
+
+// The time packets held state at their flow's first table, summed over every table by bucket (tallies
+// "hold_ns/<bucket>", plus the sample count and sum), and its distribution once all have reported.
+void report_hold_time(ReportSection& s, const LogHistogram& h) {
+  const auto& c = h.counts();
+  for (std::uint32_t b = 0; b < c.size(); ++b)
+    if (c[b]) s.tally("hold_ns/" + std::to_string(b), c[b]);
+  s.tally("hold_ns/samples", h.total());
+  s.tally("hold_ns/sum", static_cast<std::uint64_t>(h.mean() * static_cast<double>(h.total()) + 0.5));
+  s.max("hold_time_ns/max", h.max());
+  s.finish_with([](ReportSection& f) {
+    const std::uint64_t n = f.tally("hold_ns/samples");
+    f.set("hold_time_ns/samples", n);
+    if (n == 0) return;
+    // Rebuild the summed histogram: each bucket's weight at its upper bound, which is what quantile() returns.
+    LogHistogram all;
+    for (std::uint32_t b = 0; b < 4096; ++b)
+      if (const std::uint64_t k = f.tally("hold_ns/" + std::to_string(b))) all.add(LogHistogram::upper(b), k);
+    f.set("hold_time_ns/avg", static_cast<double>(f.tally("hold_ns/sum")) / static_cast<double>(n));
+    f.set("hold_time_ns/p50", all.quantile(0.5));
+    f.set("hold_time_ns/p99", all.quantile(0.99));
+  });
+}
+
 nlohmann::json table_entry(const std::string& owner, const FlowcutTableIf& t, std::uint64_t overflows) {
   using nlohmann::json;
   const FlowcutStorage st = t.storage();
@@ -397,12 +434,20 @@ void FlowcutEngine::report(Report& r) const {
   const FlowcutTableIf& t = *table_;
   s.max("table/high_water", std::uint64_t{t.high_water()});
   s.set("table/entries", t.config().entries);
+  const LogHistogram occ = occupancy_time_.until(r.end_ps(), fabric_.stats_window());
+  s.max("table/occupancy/mean", occ.mean());
+  for (const auto& [name, q] : kOccupancyQuantiles) s.max(std::string("table/occupancy/") + name, occ.quantile(q));
+  report_hold_time(s, hold_ns_);
   // Entries still draining when the run stopped (the switch tables: a NIC's drains pause its own flows).
   std::uint64_t draining = 0;
   for (std::uint32_t i = 0; i < t.config().entries; ++i) draining += t.read(i).draining;
   s.sum("drains_in_progress_at_end", draining);
   if (r.once("flowcut/flows")) report_flows(s, r.flows());
-  r.table("flowcut").push_back(table_entry(r.component(), t, counters_.overflows));
+  nlohmann::json entry = table_entry(r.component(), t, counters_.overflows);
+  entry["occupancy_over_time"] = occupancy_json(occ);
+  if (hold_ns_.total())
+    entry["hold_time_ns"] = {{"samples", hold_ns_.total()}, {"avg", hold_ns_.mean()}, {"p99", hold_ns_.quantile(0.99)}};
+  r.table("flowcut").push_back(std::move(entry));
 }
 
 }  // namespace netasic

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "tlm/blocks/fgfc.h"
+#include "tlm/common/log_histogram.h"
 #include "tlm/model/fabric.h"
 #include "tlm/model/flowcut.h"
 #include "tlm/model/packet.h"
@@ -170,8 +171,10 @@ class FlowcutEngine final : public Reporting {
   void begin_drain(std::uint32_t index, const FlowcutSource& s);
   void end_drain(const FlowcutSource& s);
   void entry_freed() {
+    note_occupancy();
     if (site_ == FlowcutSite::switch_asic) retry_held();
   }
+  void note_occupancy() { occupancy_time_.at(fabric_.now(), table_->occupancy(), fabric_.stats_window()); }
   void send_fgfc(const FlowcutSource& s, bool xoff);
   void emit_fgfc_frames();
 
@@ -195,6 +198,10 @@ class FlowcutEngine final : public Reporting {
   std::unordered_map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> fgfc_dest_;  // flow id -> host, flow
   bool fgfc_poll_pending_ = false;
   FlowcutCounters counters_;
+  // For sizing: how long the table held each occupancy (ps), and how long a packet held state here (ns:
+  // from passing this table's owner to its ACK's return, at the flow's first table: eq. 1's L, measured).
+  TimeWeighted occupancy_time_;
+  LogHistogram hold_ns_;
 };
 
 }  // namespace netasic

@@ -82,9 +82,11 @@ class ReportSection {
 
 class Report {
  public:
-  explicit Report(const FlowTable& flows) : flows_(flows) {}
+  // `end_ps`: when the run stopped (what time-weighted statistics hold their last value until).
+  explicit Report(const FlowTable& flows, std::uint64_t end_ps = 0) : flows_(flows), end_ps_(end_ps) {}
 
   const FlowTable& flows() const { return flows_; }
+  std::uint64_t end_ps() const { return end_ps_; }
   // The component reporting now (its name: a table entry's owner), set by the walk.
   void enter(std::string component) { component_ = std::move(component); }
   const std::string& component() const { return component_; }
@@ -106,6 +108,7 @@ class Report {
 
  private:
   const FlowTable& flows_;
+  std::uint64_t end_ps_ = 0;
   std::string component_;
   std::map<std::string, ReportSection> sections_;
   std::set<std::string> done_;

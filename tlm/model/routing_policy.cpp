@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "tlm/blocks/telemetry_path.h"
+#include "tlm/common/log_histogram.h"
 #include "tlm/common/error.h"
 #include "tlm/model/flowcut_engine.h"
 
@@ -172,6 +173,7 @@ class LetflowRouting : public RoutingFunction {
     if (!table_) table_ = std::make_unique<FlowletTable>(table_config_);
     const std::uint64_t sweeps = ctx_.now() / delta_ps_;
     const FlowletResult r = table_->access_at_sweep(WideKey::from_flow(p->key), n, *ctx_.rng, sweeps);
+    occupancy_time_.at(ctx_.now(), table_->occupancy(), ctx_.fabric->stats_window());
     // Colliding flows share an entry, and their candidate lists may differ in length.
     const std::uint16_t o = ports[r.port % n];
     if (r.new_flowlet && ctx_.flows && ctx_.at_ingress(p)) ctx_.note_path(p->flow, o);
@@ -186,16 +188,25 @@ class LetflowRouting : public RoutingFunction {
     s.max("table_high_water", std::uint64_t{table_ ? table_->high_water() : 0});
     if (!table_ || table_->flowlets() == 0) return;
     const FlowletTableIf& t = *table_;
+    // Occupancy over time, as seen at each lookup (an idle table's entries expire unseen until the next).
+    const LogHistogram occ = occupancy_time_.until(r.end_ps(), ctx_.fabric->stats_window());
+    nlohmann::json over_time{{"mean", occ.mean()}};
+    s.max("table_occupancy/mean", occ.mean());
+    for (const auto& [name, q] : {std::pair{"p50", 0.5}, {"p99", 0.99}, {"p999", 0.999}, {"p9999", 0.9999}}) {
+      over_time[name] = occ.quantile(q);
+      s.max(std::string("table_occupancy/") + name, occ.quantile(q));
+    }
     r.table("flowlet").push_back({{"owner", r.component()}, {"capacity", t.config().entries},
                                   {"high_water", t.high_water()}, {"flowlets", t.flowlets()},
                                   {"collisions", t.collisions()}, {"bits_per_entry", t.entry_bits()},
-                                  {"total_bits", t.storage_bits()}});
+                                  {"total_bits", t.storage_bits()}, {"occupancy_over_time", over_time}});
   }
 
  private:
   FlowletTableConfig table_config_;
   Ps delta_ps_;
   std::unique_ptr<FlowletTableIf> table_;  // the model's is built at the first flowlet (a switch that never sees one has none)
+  TimeWeighted occupancy_time_;             // ps at each occupancy
 };
 
 // Flowcut switching: the switch's Flowcut engine decides for the packets its table tracks; the others

@@ -201,12 +201,17 @@ TEST(Sweep, KneeReport) {
       {{"flowcut.table.entries", "16"}, {"workload.load", "0.8"}, {"fct_p99_ns", "300"}, {"status", "done"}},
       {{"flowcut.table.entries", "64"}, {"workload.load", "0.8"}, {"fct_p99_ns", "110"}, {"status", "done"}},
       {{"flowcut.table.entries", "256"}, {"workload.load", "0.8"}, {"fct_p99_ns", "100"}, {"status", "done"}},
+      // 16 entries within 5% by chance, 64 not: the knee is 256, every size from it up is within 5%.
+      {{"flowcut.table.entries", "16"}, {"workload.load", "0.9"}, {"fct_p99_ns", "101"}, {"status", "done"}},
+      {{"flowcut.table.entries", "64"}, {"workload.load", "0.9"}, {"fct_p99_ns", "106"}, {"status", "done"}},
+      {{"flowcut.table.entries", "256"}, {"workload.load", "0.9"}, {"fct_p99_ns", "100"}, {"status", "done"}},
   };
   const auto k = knee_report({"flowcut.table.entries", "workload.load"}, "flowcut.table.entries", rows);
-  ASSERT_EQ(k.size(), 2u);
+  ASSERT_EQ(k.size(), 3u);
   EXPECT_EQ(k[0].group, "workload.load=0.5");
   EXPECT_EQ(k[0].knee, "64");
   EXPECT_EQ(k[1].knee, "256");
+  EXPECT_EQ(k[2].knee, "256");
 }
 
 TEST(SizeCli, TableJsonSeriesAndBadKey) {

@@ -316,6 +316,8 @@ def cli_cases(c):
         ("trace-bad-switch", "run --set trace.enabled=true --set trace.switches=9999" + o, ["trace.switches", "9999"]),
         ("trace-window", "run --set trace.enabled=true --set trace.flows=all --set trace.start_us=5 --set trace.end_us=2" + o,
          ["trace.end_us"]),
+        ("stats-window", "run --set stats.window_start_us=50 --set stats.window_end_us=20" + o,
+         ["stats.window_end_us", "stats.window_start_us"]),
         ("stats-bad-switch", "run --set stats.sample_us=1 --set stats.switches=x" + o, ["stats.switches"]),
         ("export-bad-key", "export-topology --set topology.fat_tree.k=3", ["topology.fat_tree.k"]),
         ("workload-none-without-host-interface", "run --set workload.type=none" + o,
