@@ -5,6 +5,7 @@
 // Two hosts on one switch; each has a CPU (the example's LtCpu) and a memory (the example's Memory, 50 ns
 // per access). One test per process (SystemC elaborates once): CTest runs each on its own.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -33,7 +34,8 @@ struct Platform {
   std::unique_ptr<Driver<LtCpu>> drv[2];
 
   explicit Platform(std::vector<std::string> extra = {}, const std::string& error_rate = "0") {
-    const auto topo = std::filesystem::temp_directory_path() / "netasic-test-host.txt";
+    // One file per process: CTest runs these tests in parallel, and each removes its file once read.
+    const auto topo = std::filesystem::temp_directory_path() / ("netasic-test-host-" + std::to_string(::getpid()) + ".txt");
     std::ofstream(topo) << "3 1 2\n2\n0 2 100Gbps 1000ns " << error_rate << "\n1 2 100Gbps 1000ns 0\n";
     Scenario s;
     for (const char* a : {"topology.type=file", "workload.type=none", "nic.host_interface=true"}) s.set_assignment(a);
