@@ -32,7 +32,9 @@ std::string grouped(double v) {
 
 std::string coefficient(double v) {
   if (v == std::floor(v) && std::fabs(v) < 1e9) return grouped(v);
-  return fmt::format("{:.4g}", v);
+  if (std::fabs(v) < 100) return fmt::format("{:.4g}", v);
+  std::string s = fmt::format("{:.1f}", v);  // no exponent for the large constant terms
+  return s.substr(s.size() - 2) == ".0" ? s.substr(0, s.size() - 2) : s;
 }
 
 bool power_of_two(double n) {
@@ -249,7 +251,7 @@ SiliconRow estimate(const SiliconBlock& b, double n) {
   r.block = b.name;
   r.entries = n;
   if (n < b.min_entries || n > b.max_entries || !power_of_two(n)) {
-    r.refused = fmt::format("the RTL is not built at {} entries ({})", grouped(n), b.rtl_rule);
+    r.refused = fmt::format("outside the RTL's range ({})", b.rtl_rule);
     return r;
   }
   const double bits = n * b.bits_per_entry + b.fixed_memory_bits;
