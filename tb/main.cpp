@@ -62,7 +62,7 @@ bool want_progress(bool quiet, bool progress) {
 
 // `netasic synth BLOCK --param K=V ...`: one Yosys run of synth-scripts/synth.sh (see docs/synthesis.md).
 int run_synth(const std::string& block, const std::vector<std::string>& params, const std::string& out) {
-  return netasic::run_synth_script({block, params, {}, out, false});
+  return netasic::run_synth_script({block, params, {}, out, false, false});
 }
 
 long peak_rss_mib() {

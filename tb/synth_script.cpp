@@ -28,21 +28,26 @@ std::string find_on_path(const std::string& name) {
   return {};
 }
 
-int run_synth_script(const SynthRequest& request) {
+std::string synth_script_path() {
   const std::filesystem::path data = data_dir();
   const std::string script = (data / "synth-scripts" / "synth.sh").string();
   if (data.empty() || access(script.c_str(), R_OK) != 0)
     throw InputError(fmt::format("synth-scripts/synth.sh not found in the data directory '{}' (<binary's directory>/"
                                  "share/netasic, or <prefix>/share/netasic when installed)",
                                  data.string()));
-  // synth.py would only fail with a Python traceback when it starts Yosys.
-  if (find_on_path("yosys").empty())
-    throw InputError("yosys not found on PATH (scripts/install-deps.sh installs it; docs/synthesis.md)");
+  return script;
+}
+
+int run_synth_script(const SynthRequest& request) {
+  const std::string script = synth_script_path();
   std::vector<std::string> args = {"/bin/sh", script, request.block};
   for (const auto& p : request.params) {
     if (p.find('=') == std::string::npos) throw InputError(fmt::format("--param '{}': expected K=V", p));
     args.push_back(p);
   }
+  // synth.py would only fail with a Python traceback when it starts Yosys.
+  if (request.require_yosys && find_on_path("yosys").empty())
+    throw InputError("yosys not found on PATH (scripts/install-deps.sh installs it; docs/synthesis.md)");
   args.insert(args.end(), request.options.begin(), request.options.end());
   if (!request.out.empty()) {
     args.push_back("--out");

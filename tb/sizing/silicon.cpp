@@ -305,6 +305,10 @@ void run_yosys(std::vector<SiliconRow>& rows) {
   const char* tmp = std::getenv("TMPDIR");
   std::string dir = (fs::path(tmp && *tmp ? tmp : "/tmp") / "netasic-size-XXXXXX").string();
   std::string dir_created;
+  // Before any progress line: without the script or Yosys nothing runs.
+  synth_script_path();
+  if (find_on_path("yosys").empty())
+    throw InputError("size --yosys: yosys not found on PATH (scripts/install-deps.sh installs it; docs/synthesis.md)");
   for (auto& r : rows) {
     if (!r.refused.empty()) continue;
     const SiliconBlock& b = silicon_block(r.block);
@@ -323,6 +327,7 @@ void run_yosys(std::vector<SiliconRow>& rows) {
     req.options = {"--timing"};
     req.out = (fs::path(dir_created) / fmt::format("{}_{:.0f}", b.name, r.entries)).string();
     req.summary_to_stderr = true;
+    req.require_yosys = true;
     std::string command = "synth-scripts/synth.sh " + req.block;
     for (const auto& p : req.params) command += " " + p;
     std::cerr << "size --yosys: " << command << " --timing\n";

@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -348,6 +349,15 @@ TEST(SizeSilicon, ExitStatus) {
   EXPECT_EQ(run(bin + " size --silicon entries=4096", err), 0) << err;
   EXPECT_EQ(run("PATH=/nonexistent " + bin + " size --silicon entries=8 --yosys", err), 2);
   EXPECT_NE(err.find("yosys not found"), std::string::npos) << err;
+  // A binary with no data directory next to it has no synthesis script.
+  char dir[] = "/tmp/netasic-silicon-test-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string lone = std::string(dir) + "/netasic";
+  ASSERT_EQ(std::system(("cp " + bin + " " + lone).c_str()), 0);
+  EXPECT_EQ(run(lone + " size --silicon entries=8 --yosys", err), 2);
+  EXPECT_NE(err.find("synth-scripts/synth.sh not found"), std::string::npos) << err;
+  EXPECT_EQ(err.find("size --yosys: synth-scripts"), std::string::npos) << "nothing ran: " << err;
+  std::system(("rm -rf " + std::string(dir)).c_str());
 }
 
 }  // namespace
