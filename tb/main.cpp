@@ -8,13 +8,12 @@
 #include <fstream>
 #include <iostream>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "tb/data_dir.h"
 #include "tb/scenario.h"
 #include "tb/sizing/cli.h"
 #include "tb/simulation.h"
+#include "tb/synth_script.h"
 #include "tb/run_command.h"
 #include "tb/topology_export.h"
 #include "tlm/common/error.h"
@@ -63,37 +62,7 @@ bool want_progress(bool quiet, bool progress) {
 
 // `netasic synth BLOCK --param K=V ...`: one Yosys run of synth-scripts/synth.sh (see docs/synthesis.md).
 int run_synth(const std::string& block, const std::vector<std::string>& params, const std::string& out) {
-  const std::filesystem::path data = netasic::data_dir();
-  const std::string script = (data / "synth-scripts" / "synth.sh").string();
-  if (data.empty() || access(script.c_str(), R_OK) != 0) {
-    std::cerr << "netasic: error: synth-scripts/synth.sh not found in the data directory '" << data.string()
-              << "' (<binary's directory>/share/netasic, or <prefix>/share/netasic when installed)\n";
-    return 2;
-  }
-  std::vector<std::string> args = {"/bin/sh", script, block};
-  for (const auto& p : params) {
-    if (p.find('=') == std::string::npos) {
-      std::cerr << "netasic: error: --param '" << p << "': expected K=V\n";
-      return 2;
-    }
-    args.push_back(p);
-  }
-  if (!out.empty()) {
-    args.push_back("--out");
-    args.push_back(out);
-  }
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::cout.flush();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    execv("/bin/sh", argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  return netasic::run_synth_script({block, params, {}, out, false, false});
 }
 
 long peak_rss_mib() {

@@ -4,11 +4,13 @@
 
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "tb/data_dir.h"
 #include "tb/sizing/analytic.h"
+#include "tb/sizing/silicon.h"
 #include "tlm/common/error.h"
 
 namespace fs = std::filesystem;
@@ -20,11 +22,20 @@ Commands::Commands(CLI::App& app) {
   std::string keys_help;
   for (const auto& k : size_keys())
     keys_help += fmt::format("\n  {:<22} {:>6}  default {:<8} {}", k.name, k.unit, k.default_value, k.description);
+  keys_help += fmt::format("\n  {:<22} {:>6}  default {:<8} {}", "entries", "-", "auto",
+                           "with --silicon: the entries of every RTL block, a power of two 8..1048576; auto: each "
+                           "table's entries above, rounded up to a power of two (docs/sizing.md)");
   size_->footer("Keys (KEY=VALUE):" + keys_help);
   size_->add_option("assignments", size_sets_, "Inputs as KEY=VALUE (see below)");
   size_->add_option("--set", size_sets_, "An input KEY=VALUE (repeatable)");
   size_->add_option("--vs", size_vs_, "A series over one key: KEY=a,b,c");
   size_->add_flag("--json", size_json_, "Print JSON instead of the table");
+  size_->add_flag("--silicon", size_silicon_,
+                  "Also the RTL blocks' silicon (memory bits, NAND2-eq gates, flip-flops, logic depth, clock) at "
+                  "entries=N (a power of two, 8..1048576), or without it at each table's entries rounded up to a "
+                  "power of two");
+  size_->add_flag("--yosys", size_yosys_,
+                  "With --silicon: also synthesize the blocks with Yosys at that size (the CAM up to 128 entries)");
 
   sweep_ = app.add_subcommand("sweep", "Run a grid of scenarios (one process per point) and gather results.csv");
   sweep_->add_option("sweep_file", sweep_opts_.file, "Sweep YAML file (docs/sizing.md)")->required();
@@ -56,7 +67,31 @@ bool Commands::parsed() const { return size_->parsed() || sweep_->parsed() || pl
 int Commands::run() const {
   if (size_->parsed()) {
     SizeInputs in;
-    for (const auto& a : size_sets_) in.set_assignment(a);
+    std::optional<double> entries;  // entries=N: the size --silicon builds the blocks at (not a model input)
+    for (const auto& a : size_sets_) {
+      if (a.rfind("entries=", 0) != 0) {
+        in.set_assignment(a);
+        continue;
+      }
+      if (!size_silicon_) throw InputError("size: key 'entries' sizes the RTL blocks: it needs --silicon");
+      const std::string v = a.substr(8);
+      entries = v == "auto" ? std::nullopt : std::optional<double>(parse_silicon_entries(v));
+    }
+    if (size_yosys_ && !size_silicon_) throw InputError("size: --yosys needs --silicon");
+    if (size_silicon_ && !size_vs_.empty()) throw InputError("size: --silicon and --vs do not go together");
+    if (size_silicon_) {
+      const SizeResult r = compute(in);
+      std::vector<SiliconRow> rows = silicon_rows(r, entries);
+      if (size_yosys_) run_yosys(rows);
+      if (size_json_) {
+        nlohmann::json j = to_json(in, r);
+        j["silicon"] = silicon_json(rows);
+        std::cout << j.dump(2) << "\n";
+      } else {
+        std::cout << to_table(in, r) << silicon_table(rows, in);
+      }
+      return 0;
+    }
     if (!size_vs_.empty()) {
       const Series s = compute_series(in, size_vs_);
       std::cout << (size_json_ ? to_json(in, s).dump(2) + "\n" : to_table(s));

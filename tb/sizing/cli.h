@@ -23,6 +23,7 @@ class Commands {
   std::vector<std::string> size_sets_;
   std::string size_vs_;
   bool size_json_ = false;
+  bool size_silicon_ = false, size_yosys_ = false;
   SweepOptions sweep_opts_;
   std::string plot_csv_, plot_x_, plot_y_, plot_series_, plot_out_, plot_title_;
   bool plot_logx_ = false;
