@@ -375,17 +375,6 @@ void report_flows(ReportSection& s, const FlowTable& flows) {
   s.set("drain_fraction_of_fct", fct_ps > 0 ? drain_ps / fct_ps : 0.0);
 }
 
-// Time-weighted occupancy of one table: its mean and the levels it stayed at or below for the given share
-// of the run (what a designer sizes for instead of the single worst moment).
-constexpr std::pair<const char*, double> kOccupancyQuantiles[] = {
-    {"p50", 0.5}, {"p99", 0.99}, {"p999", 0.999}, {"p9999", 0.9999}};
-
-nlohmann::json occupancy_json(const LogHistogram& h) {
-  nlohmann::json j{{"mean", h.mean()}};
-  for (const auto& [name, q] : kOccupancyQuantiles) j[name] = h.quantile(q);
-  return j;
-}
-
 // The time packets held state at their flow's first table, summed over every table by bucket (tallies
 // "hold_ns/<bucket>", plus the sample count and sum), and its distribution once all have reported.
 void report_hold_time(ReportSection& s, const LogHistogram& h) {

@@ -73,4 +73,15 @@ void Report::write_sections(nlohmann::json& summary) {
     if (section.is_open()) summary[name] = section.finish();
 }
 
+nlohmann::json occupancy_json(const LogHistogram& h) {
+  nlohmann::json j{{"mean", h.mean()}};
+  for (const auto& [name, q] : kOccupancyQuantiles) j[name] = h.quantile(q);
+  nlohmann::json levels = nlohmann::json::array();
+  const auto& c = h.counts();
+  for (std::uint32_t b = 0; b < c.size(); ++b)
+    if (c[b]) levels.push_back({LogHistogram::upper(b), c[b]});
+  j["levels"] = std::move(levels);
+  return j;
+}
+
 }  // namespace netasic

@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "tlm/common/log_histogram.h"
 #include "tlm/model/flow.h"
 
 namespace netasic {
@@ -114,6 +115,14 @@ class Report {
   std::set<std::string> done_;
   nlohmann::json tables_ = nlohmann::json::object();
 };
+
+// A time-weighted occupancy (tlm/common/log_histogram.h) as tables.json gives it: the mean, p50 .. p99.99,
+// and `levels`: [level, weight] for every bucket held (level: the bucket's upper bound, exact below 64;
+// weight in ps), from which any other percentile or the whole distribution can be drawn.
+nlohmann::json occupancy_json(const LogHistogram& h);
+// The quantiles occupancy_json reports, by name.
+inline constexpr std::pair<const char*, double> kOccupancyQuantiles[] = {
+    {"p50", 0.5}, {"p99", 0.99}, {"p999", 0.999}, {"p9999", 0.9999}};
 
 // What a mechanism implements to report its statistics (see above).
 class Reporting {

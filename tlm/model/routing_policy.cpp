@@ -190,16 +190,12 @@ class LetflowRouting : public RoutingFunction {
     const FlowletTableIf& t = *table_;
     // Occupancy over time, as seen at each lookup (an idle table's entries expire unseen until the next).
     const LogHistogram occ = occupancy_time_.until(r.end_ps(), ctx_.fabric->stats_window());
-    nlohmann::json over_time{{"mean", occ.mean()}};
     s.max("table_occupancy/mean", occ.mean());
-    for (const auto& [name, q] : {std::pair{"p50", 0.5}, {"p99", 0.99}, {"p999", 0.999}, {"p9999", 0.9999}}) {
-      over_time[name] = occ.quantile(q);
-      s.max(std::string("table_occupancy/") + name, occ.quantile(q));
-    }
+    for (const auto& [name, q] : kOccupancyQuantiles) s.max(std::string("table_occupancy/") + name, occ.quantile(q));
     r.table("flowlet").push_back({{"owner", r.component()}, {"capacity", t.config().entries},
                                   {"high_water", t.high_water()}, {"flowlets", t.flowlets()},
                                   {"collisions", t.collisions()}, {"bits_per_entry", t.entry_bits()},
-                                  {"total_bits", t.storage_bits()}, {"occupancy_over_time", over_time}});
+                                  {"total_bits", t.storage_bits()}, {"occupancy_over_time", occupancy_json(occ)}});
   }
 
  private:
