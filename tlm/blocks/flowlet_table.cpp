@@ -41,23 +41,16 @@ FlowletResult FlowletTable::access(const WideKey& key, std::uint32_t port_count,
 
 FlowletResult FlowletTable::access_at_sweep(const WideKey& key, std::uint32_t port_count, Rng& rng,
                                             std::uint64_t sweeps) {
-  if (sweeps > sweep_) {
-    live_prev_ = sweeps == sweep_ + 1 ? live_cur_ : 0;
-    live_cur_ = 0;
-    sweep_ = sweeps;
-  }
+  live_.advance(sweeps);
   Entry& e = entries_[index_of(key)];
   for (std::uint64_t k = e.swept; k < sweeps && k < e.swept + 2 && e.valid; ++k) {
     if (e.age) e.valid = false;
     else e.age = true;
   }
-  // Still valid, the entry was touched in this interval or the one before: it moves to this one.
-  if (e.valid) --(e.swept == sweeps ? live_cur_ : live_prev_);
+  occupancy_ = live_.count();  // this entry included when still valid; access() counts a new flowlet in
+  live_.touch(e.valid, e.swept);
   if (sweeps > e.swept) e.swept = sweeps;
-  occupancy_ = live_cur_ + live_prev_ + (e.valid ? 1 : 0);  // access() counts a new flowlet in
-  const FlowletResult r = access(key, port_count, rng);
-  ++live_cur_;
-  return r;
+  return access(key, port_count, rng);
 }
 
 void FlowletTable::check() {

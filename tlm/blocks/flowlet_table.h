@@ -40,6 +40,31 @@ struct FlowletResult {
   std::uint32_t index;
 };
 
+// The entries a checker sweeping every delta leaves valid, for a table aged lazily (access_at_sweep): those
+// touched in the current sweep interval or the one before. The model and the co-simulation adapter count
+// occupancy with it, so both report what the hardware table holds.
+class FlowletLiveCount {
+ public:
+  // A lookup at sweep count `sweeps` (never decreasing): the intervals move on.
+  void advance(std::uint64_t sweeps) {
+    if (sweeps <= sweep_) return;
+    prev_ = sweeps == sweep_ + 1 ? cur_ : 0;
+    cur_ = 0;
+    sweep_ = sweeps;
+  }
+  // The looked-up entry, `valid` after its own aging and last touched at `swept`, is touched now (a new
+  // flowlet when it was not valid).
+  void touch(bool valid, std::uint64_t swept) {
+    if (valid) --(swept == sweep_ ? cur_ : prev_);
+    ++cur_;
+  }
+  std::uint32_t count() const { return cur_ + prev_; }
+
+ private:
+  std::uint64_t sweep_ = 0;
+  std::uint32_t cur_ = 0, prev_ = 0;
+};
+
 // What the network uses of a flowlet table: LetFlow's access at the checker's sweep count and the
 // statistics. FlowletTable (the C++ model) implements it; so does the co-simulation adapter
 // (tlm/cosim/flowlet_table_rtl.h), the Verilated RTL behind the same calls.
@@ -106,9 +131,7 @@ class FlowletTable final : public FlowletTableIf {
   std::vector<Entry> entries_;
   std::uint32_t occupancy_ = 0;
   std::uint32_t high_water_ = 0;
-  // access_at_sweep: the current sweep count and the valid entries last touched in it and in the one before.
-  std::uint64_t sweep_ = 0;
-  std::uint32_t live_cur_ = 0, live_prev_ = 0;
+  FlowletLiveCount live_;  // access_at_sweep's occupancy
   std::uint64_t flowlets_ = 0;
   std::uint64_t collisions_ = 0;
 };

@@ -120,13 +120,13 @@ class RtlFlowletTable final : public FlowletTableIf {
     if (r.index >= config_.entries) throw ModelError(hs_.name() + ": index out of range");
     Entry& e = entries_[r.index];
     for (std::uint64_t k = e.swept; k < sweeps && k < e.swept + 2 && e.valid; ++k) {
-      if (e.age) {
-        e.valid = false;
-        --occupancy_;
-      } else {
-        e.age = true;
-      }
+      if (e.age) e.valid = false;
+      else e.age = true;
     }
+    live_.advance(sweeps);
+    live_.touch(e.valid, e.swept);  // the model's count of what the RTL's sweeps leave valid
+    occupancy_ = live_.count();
+    high_water_ = std::max(high_water_, occupancy_);
     e.swept = std::max(e.swept, sweeps);
     if (e.valid == r.new_flowlet)
       throw ModelError(hs_.name() + ": " + where(key, 0) + ": the RTL answered " +
@@ -146,8 +146,6 @@ class RtlFlowletTable final : public FlowletTableIf {
     e.valid = true;
     e.last_key = key;
     ++flowlets_;
-    ++occupancy_;
-    high_water_ = std::max(high_water_, occupancy_);
   }
 
   FlowletTableConfig config_;
@@ -157,6 +155,7 @@ class RtlFlowletTable final : public FlowletTableIf {
   bool started_ = false;
   std::uint64_t swept_ = 0;  // checker sweeps the RTL has run (or that found it empty)
   Rng stream_;               // the switch's stream as the RTL's generator has it
+  FlowletLiveCount live_;
   std::uint32_t occupancy_ = 0;
   std::uint32_t high_water_ = 0;
   std::uint64_t flowlets_ = 0;
