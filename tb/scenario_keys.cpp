@@ -154,6 +154,9 @@ std::vector<KeyDef> switch_routing_keys() {
         "FlowSail Ql, BFC and ideal pause threshold; 0: one hop-BDP divided by the group's active queues (holding "
         "packets, not paused), ideal: one hop-BDP."),
       I("switch.fc.q_high_bytes", "bytes", "0", 0, 1e10, "FlowSail Qh; 0: three times Ql."),
+      N("switch.fc.cft_release_hrtt", "hop RTTs", "2", 0, 1000,
+        "FlowSail: a congested flow leaves the CFT (and rsvQ) once resumed, with nothing in rsvQ, and idle (no "
+        "packet enqueued or dequeued) for this many hop RTTs; 2 is the paper's; 0: as soon as resumed and empty."),
       I("switch.fc.nft_entries", "", "4096", 2, 1048576, "FlowSail normal-flow table entries per port and group."),
       I("switch.fc.cft_entries", "", "1024", 2, 1048576, "FlowSail congested-flow table entries per port and group."),
       I("switch.pfc.xoff_bytes", "bytes", "0", 0, 1e10,
