@@ -89,9 +89,11 @@ TEST(ReorderEngine, DynamicPoolWastesUnderOnePercentOnTheTorus) {
   // Martinez et al., Section 4: with the dynamic 256 KB pool nothing is rejected and the waste traffic is
   // "lower than 4% and 1% for irregular and regular networks": only the ACKs, whose size against a packet
   // sets the floor (16 B per 2 KB packet here). 4x4 torus, bit-reversal, 32 KB messages, adaptive routing
-  // near saturation (docs/results-reorder.md, "The ACK floor is the packet size").
+  // near saturation (docs/results-reorder.md, "The ACK floor is the packet size"); the paper's
+  // non-multiplexed crossbar.
   auto sim = run(scenario({"topology.type=torus", "topology.torus.x=4", "topology.torus.y=4",
-                           "topology.torus.hosts_per_switch=4", "link.rate_gbps=2.5", "switch.input_buffer_bytes=4096",
+                           "topology.torus.hosts_per_switch=4", "link.rate_gbps=2.5", "switch.crossbar=single",
+                           "switch.input_buffer_bytes=4096",
                            "switch.egress_queue_bytes=4096", "switch.control_buffer_bytes=1024",
                            "routing.policy=adaptive", "nic.mtu_bytes=1984", "nic.header_bytes=64", "nic.ack_bytes=16",
                            "nic.transport=reorder", "nic.reorder.unit_bytes=2048", "nic.reorder.memory=dynamic",
@@ -164,11 +166,13 @@ using test::scenario;
 // 8-port switches with 4 hosts each, 2.5 Gb/s links, 256-byte packets, adaptive up*/down* routing. Every
 // message is one packet, as in the paper's synthetic traffic, and each source-destination pair is one
 // connection with one sequence space. 1 MiB per connection, so nothing is rejected: MBS is the buffer
-// the traffic needs. This network saturates near 0.10 of each host link under uniform traffic.
+// the traffic needs. This network saturates near 0.10 of each host link under uniform traffic. The
+// paper's switches have a non-multiplexed crossbar (switch.crossbar=single), as configs/reorder/ has.
 namespace pair_scale {
 Scenario paper(const std::string& traffic, const std::string& load, std::initializer_list<std::string> extra = {}) {
   Scenario s = scenario({"topology.type=irregular", "topology.irregular.switches=16", "topology.irregular.ports=8",
-                         "topology.irregular.hosts_per_switch=4", "link.rate_gbps=2.5", "switch.input_buffer_bytes=4096",
+                         "topology.irregular.hosts_per_switch=4", "link.rate_gbps=2.5", "switch.crossbar=single",
+                         "switch.input_buffer_bytes=4096",
                          "switch.egress_queue_bytes=4096", "switch.control_buffer_bytes=1024", "routing.policy=adaptive",
                          "nic.mtu_bytes=192", "nic.header_bytes=64", "nic.ack_bytes=16", "nic.transport=reorder",
                          "nic.reorder.unit_bytes=256", "nic.reorder.connection=pair",
