@@ -1,8 +1,9 @@
 #!/bin/sh
 # The runs behind docs/results-letflow.md: configs/letflow/asymmetric-tcp.yaml for 1 s of simulated time at
-# several flowlet timeouts, with Linux's 200 ms minimum RTO, with 1 ms, and with 32 MiB queues (no drops,
-# as the paper's Fig. 5), the leaf's output ports traced, then scripts/letflow_split.py on each capture
-# with 1 ms and 10 ms windows. Run from the repository root.
+# several flowlet timeouts, with Linux's 200 ms minimum RTO, with 1 ms, with 32 MiB queues (no drops,
+# as the paper's Fig. 5), and with ECN marking and DCTCP window cuts instead of drops, the leaf's output
+# ports traced, then scripts/letflow_split.py on each capture with 1 ms and 10 ms windows, and
+# scripts/letflow_plot.py for the figure (out_dir/letflow-split.png). Run from the repository root.
 #   scripts/letflow_results.sh [out_dir]   (about a minute per run; each capture, 2 GB, is deleted after use)
 set -eu
 out=${1:-out/letflow}
@@ -36,4 +37,6 @@ for timeout in 50 300 500 900; do
   run_one rto200ms "$timeout"
   run_one rto1ms "$timeout" --set nic.tcp.min_rto_us=1000
   run_one deep "$timeout" --set switch.egress_queue_bytes=33554432 --set switch.egress_queue_packets=32768
+  run_one ecn "$timeout" --set nic.cc=dctcp --set switch.ecn_threshold_bytes=245000
 done
+/usr/bin/python3 scripts/letflow_plot.py "$out"
