@@ -279,5 +279,35 @@ void expect_no_drain_behind_a_slow_uplink(const std::string& variant) {
 TEST(FlowcutRtt, IngressOnlyBaseRttSurvivesASlowUplink) { expect_no_drain_behind_a_slow_uplink("ingress_only"); }
 TEST(FlowcutRtt, FullSwitchBaseRttSurvivesASlowUplink) { expect_no_drain_behind_a_slow_uplink("full_switch"); }
 
+// NIC-only moves a flow (a new UDP source port) when it drained it off a congested path (Section II-D). On
+// all-to-all each NIC sends 15 flows in turn, so a flow's flowcut often ends because all its ACKs came back;
+// such a flowcut keeps its path. (Drawing a new port there, flowcut.nic_new_path = every_flowcut, leaves fast
+// paths at once and stays on slow ones until a drain: docs/results-flowcut.md.)
+Scenario nic_all_to_all(const std::string& new_path) {
+  return scenario({"topology.fat_tree.k=4", "workload.type=all_to_all", "workload.size_bytes=262144",
+                   "nic.window_bytes=16384", "routing.policy=flowcut", "flowcut.variant=nic_only",
+                   "flowcut.rtt_ratio_threshold=2", "flowcut.nic_new_path=" + new_path});
+}
+
+TEST(FlowcutNicOnly, ChangesPathOnlyAfterADrain) {
+  auto sim = run(nic_all_to_all("after_drain"));
+  expect_in_order(*sim);
+  const auto fc = sim->summary()["flowcut"];
+  EXPECT_GT(fc["drains"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(fc["path_changes"].get<std::uint64_t>(), 0u);
+  // A drain only starts while the flow has packets left, so each one ends in exactly one new port.
+  EXPECT_EQ(fc["path_changes"].get<std::uint64_t>(), fc["drains_completed"].get<std::uint64_t>());
+  EXPECT_GT(fc["flowcuts"].get<std::uint64_t>(), 2 * fc["drains"].get<std::uint64_t>());
+}
+
+TEST(FlowcutNicOnly, EveryFlowcutDrawsANewPort) {
+  auto sim = run(nic_all_to_all("every_flowcut"));
+  expect_in_order(*sim);
+  const auto fc = sim->summary()["flowcut"];
+  // Every flowcut but each flow's first (no table overflow here).
+  EXPECT_EQ(fc["path_changes"].get<std::uint64_t>(),
+            fc["flowcuts"].get<std::uint64_t>() - sim->summary()["flows"]["count"].get<std::uint64_t>());
+}
+
 }  // namespace
 }  // namespace netasic
