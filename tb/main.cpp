@@ -1,4 +1,4 @@
-// The netasic command line: run, keys, bench, synth.
+// The netasic command line: run, keys, bench, synth, export-topology, partition, size, sweep, plot.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <systemc>
@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "tb/partition.h"
 #include "tb/scenario.h"
 #include "tb/sizing/cli.h"
 #include "tb/simulation.h"
@@ -152,6 +153,7 @@ int sc_main(int argc, char** argv) {
   synth->add_option("--out", synth_out, "Directory for the Yosys reports and the JSON summary");
 
   const netasic::ExportTopologyCommand export_topo(app);  // export-topology (tb/topology_export.h)
+  const netasic::PartitionCommand partition(app);          // partition (tb/partition.h)
   auto sizing = netasic::sizing::add_commands(app);  // size, sweep, plot (tb/sizing)
 
   if (unknown_command(app, argc, argv)) return 2;
@@ -167,6 +169,7 @@ int sc_main(int argc, char** argv) {
     if (keys->parsed()) return print_keys(markdown);
     if (synth->parsed()) return run_synth(synth_block, synth_params, synth_out);
     if (export_topo.parsed()) return export_topo.run();
+    if (partition.parsed()) return partition.run();
     if (sizing->parsed()) return sizing->run();
 
     if (run->parsed())

@@ -130,11 +130,12 @@ std::vector<KeyDef> switch_routing_keys() {
         "Descriptors per egress queue: packets it can hold whatever their size (a full queue stops grants)."),
       N("switch.internal_speedup", "", "2", 0.1, 100,
         "Row bus and column channel bandwidth as a multiple of the fastest port."),
-      C<Crossbar>("switch.crossbar", "single", {{"single", Crossbar::single}, {"tiled", Crossbar::tiled}},
-        "How a granted packet crosses: single: one circuit from the input's row bus through the column channel "
-        "to the output, both held from the later of their free times (the results in docs/ were made so); "
-        "tiled: two hops as in a tiled chip (Rosetta), the row bus into the tile crossbar's buffer, then the "
-        "column channel, so a busy column does not hold the input's row bus (docs/architecture.md)."),
+      C<Crossbar>("switch.crossbar", "tiled", {{"single", Crossbar::single}, {"tiled", Crossbar::tiled}},
+        "How a granted packet crosses: tiled: two hops as in a tiled chip (Rosetta), the row bus into the tile "
+        "crossbar's buffer, then the column channel, so a busy column does not hold the input's row bus "
+        "(docs/architecture.md); single: one circuit from the input's row bus through the column channel to "
+        "the output, both held from the later of their free times, which holds an input behind a busy column "
+        "(the default before tiled; the results pages say which they were made with)."),
       // Hop-by-hop flow control at the egress queues (docs/flowsail.md).
       C<FcMode>("switch.flow_control", "none", fc_mode_choices(),
         "none: data waits in VOQs behind small egress queues (credit flow control only); flowsail, bfc, pfc, "
@@ -154,6 +155,9 @@ std::vector<KeyDef> switch_routing_keys() {
         "FlowSail Ql, BFC and ideal pause threshold; 0: one hop-BDP divided by the group's active queues (holding "
         "packets, not paused), ideal: one hop-BDP."),
       I("switch.fc.q_high_bytes", "bytes", "0", 0, 1e10, "FlowSail Qh; 0: three times Ql."),
+      N("switch.fc.cft_release_hrtt", "hop RTTs", "2", 0, 1000,
+        "FlowSail: a congested flow leaves the CFT (and rsvQ) once resumed, with nothing in rsvQ, and idle (no "
+        "packet enqueued or dequeued) for this many hop RTTs; 2 is the paper's; 0: as soon as resumed and empty."),
       I("switch.fc.nft_entries", "", "4096", 2, 1048576, "FlowSail normal-flow table entries per port and group."),
       I("switch.fc.cft_entries", "", "1024", 2, 1048576, "FlowSail congested-flow table entries per port and group."),
       I("switch.pfc.xoff_bytes", "bytes", "0", 0, 1e10,

@@ -61,6 +61,8 @@ Topology fat_tree(const Scenario& s, double rate, double delay) {
                               edges + aggs + cores);
   init_nodes(t, hosts, edges + aggs + cores);
   const std::uint32_t edge0 = hosts, agg0 = hosts + edges, core0 = hosts + edges + aggs;
+  t.pod_of.assign(edges + aggs + cores, -1);
+  for (std::uint32_t e = 0; e < edges; ++e) t.pod_of[e] = t.pod_of[edges + e] = static_cast<std::int32_t>(e / half);
   for (std::uint32_t e = 0; e < edges; ++e)
     for (std::uint32_t h = 0; h < hosts_per_edge; ++h) add(t, e * hosts_per_edge + h, edge0 + e, rate, delay);
   for (std::uint32_t pod = 0; pod < k; ++pod)
@@ -101,6 +103,8 @@ Topology leaf_spine(const Scenario& s, double rate, double delay) {
   Topology t;
   t.type = TopologyType::leaf_spine;
   init_nodes(t, hosts, leaves + spines);
+  t.pod_of.assign(leaves + spines, -1);
+  for (std::uint32_t l = 0; l < leaves; ++l) t.pod_of[l] = static_cast<std::int32_t>(l);
   std::vector<double> scale(std::size_t{leaves} * spines, 1.0);
   const std::string rk = "topology.leaf_spine.remove_links", sk = "topology.leaf_spine.slow_links";
   for (const auto& item : s.list(rk)) {

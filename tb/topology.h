@@ -31,6 +31,9 @@ struct Topology {
   std::vector<std::uint32_t> switch_node;  // per switch: node id
   std::vector<TopoLink> links;
   std::vector<std::uint32_t> group_of;  // dragonfly: group per switch index (empty otherwise)
+  // Fat tree: the pod of each edge and aggregation switch; leaf-spine: each leaf's index. -1 for the switches
+  // between pods (cores, spines). Empty for the other topologies.
+  std::vector<std::int32_t> pod_of;
   // Multi-homed hosts (a file's host with several links): each link is a port with a NIC of its own, so the
   // model's hosts are NIC ports. A host keeps its index for its first link; each further link is a port
   // appended after the file's hosts. port_owner[i]: the file host that NIC i belongs to; ports_of[h]: host h's

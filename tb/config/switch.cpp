@@ -77,6 +77,7 @@ EgressFcConfig build_egress_fc_config(const Scenario& s, std::uint32_t max_packe
   fc_config.buffer_bytes = static_cast<std::uint64_t>(s.integer("switch.fc.buffer_bytes"));
   fc_config.q_low_bytes = static_cast<std::uint32_t>(s.integer("switch.fc.q_low_bytes"));
   fc_config.q_high_bytes = static_cast<std::uint32_t>(s.integer("switch.fc.q_high_bytes"));
+  fc_config.cft_release_hrtt = s.number("switch.fc.cft_release_hrtt");
   fc_config.nft_entries = static_cast<std::uint32_t>(s.integer("switch.fc.nft_entries"));
   fc_config.cft_entries = static_cast<std::uint32_t>(s.integer("switch.fc.cft_entries"));
   fc_config.pfc_xoff_bytes = static_cast<std::uint32_t>(s.integer("switch.pfc.xoff_bytes"));

@@ -65,6 +65,7 @@ struct EgressFcConfig {
   std::uint32_t pfc_xon_bytes = 0;   // 0: 2 hop-BDP
   std::uint32_t nft_entries = 4096;
   std::uint32_t cft_entries = 1024;
+  double cft_release_hrtt = 2;  // FlowSail: idle hop RTTs before a resumed, empty flow leaves the CFT
 };
 
 // A frame the switch must send: PAUSE or RESUME, to the neighbour on `port`.

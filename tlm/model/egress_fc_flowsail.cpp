@@ -48,6 +48,8 @@ std::uint64_t FlowsailFc::nft_collisions() const {
 void FlowsailFc::report(Report& r) const {
   EgressFc::report(r);
   ReportSection& s = r.section("flow_control");
+  s.sum("marked_over_q_high", marks_over_q_high_);
+  s.sum("marked_over_fair_share", marks_over_fair_share_);
   for (const FsPort& port : fs_ports_)
     for (const TimeWeighted& t : port.nft_time) {
       const LogHistogram h = t.until(r.end_ps(), config_.stats_window);
@@ -64,13 +66,13 @@ void FlowsailFc::touch_cft(FsPort& port, std::uint32_t group, std::uint32_t fid,
 }
 
 void FlowsailFc::release_stale(std::uint16_t o, std::uint32_t group, std::uint32_t fid, Ps now) {
-  // A congested flow leaves the CFT once resumed, with nothing in rsvQ, and idle for 2 hop-RTTs.
+  // A congested flow leaves the CFT once resumed, with nothing in rsvQ, and idle for cft_release_hrtt hop-RTTs.
   FsPort& port = fs_ports_[o];
   Flowsail& fs = *port.fs[group];
   std::uint32_t occupant = 0;
   if (!fs.cft_occupant_idle(fid, occupant)) return;
   const auto it = port.cft_seen.find(ref_key(group, kCftKey, fs.cft_index(fid)));
-  if (it != port.cft_seen.end() && now < it->second + 2 * ports_[o].hrtt) return;
+  if (it != port.cft_seen.end() && now < it->second + release_after(o)) return;
   fs.cft_release(occupant);
   if (it != port.cft_seen.end()) port.cft_seen.erase(it);
 }
@@ -90,9 +92,11 @@ std::uint32_t FlowsailFc::admit(std::uint16_t o, Packet* p, Ps now, std::vector<
   if (r.status != FlowsailStatus::ok)
     throw ModelError(fmt::format("FlowSail enqueue refused ({}) at port {}", to_string(r.status), o));
   port.nft_time[g].at(now, fs.nft_busy(), config_.stats_window);
-  if (r.congested)
+  if (r.congested) {
+    ++(fs.queue_length(r.queue) > std::max(lo, hi) ? marks_over_q_high_ : marks_over_fair_share_);
     mark(o, p, ref_key(g, congested_flow ? kCftKey : kNftKey, congested_flow ? fs.cft_index(fid) : fs.nft_index(fid)),
          r.pause, out);
+  }
   return ports_[o].group_queues[g][r.queue];
 }
 

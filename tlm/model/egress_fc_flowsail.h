@@ -17,7 +17,7 @@ namespace netasic {
 // identifies congested flows (Algorithm 1, thresholds Ql / Qh from the active queues), RESUMEs on dequeue
 // (Algorithm 2) and, upstream, isolates a paused flow in rsvQ (Algorithm 3), with an Order Mark pair
 // when the flow still has packets in its original queue. What the block leaves to its owner is here: the
-// CFT release after 2 idle hop-RTTs, PAUSE nesting per flow, and mirroring cfNum into the queues' stop.
+// CFT release after switch.fc.cft_release_hrtt (2) idle hop-RTTs, PAUSE nesting per flow, and mirroring cfNum into the queues' stop.
 class FlowsailFc final : public FlowPauseFc {
  public:
   FlowsailFc(const EgressFcConfig& config, std::uint16_t radix, PacketPool& pool, Rng& rng);
@@ -45,9 +45,15 @@ class FlowsailFc final : public FlowPauseFc {
   void isolate(std::uint16_t o, std::uint32_t group, std::uint32_t fid, std::uint32_t buffered, unsigned original);
   void touch_cft(FsPort& port, std::uint32_t group, std::uint32_t fid, Ps now);
   void release_stale(std::uint16_t o, std::uint32_t group, std::uint32_t fid, Ps now);
+  Ps release_after(std::uint16_t o) const {
+    return static_cast<Ps>(config_.cft_release_hrtt * static_cast<double>(ports_[o].hrtt));
+  }
 
   std::vector<FsPort> fs_ports_;  // per output
   std::uint32_t next_mark_ = 0;
+  // Marked packets by the rule that marked them (Algorithm 1): the queue above Qh marks every packet, the
+  // queue between Ql and Qh only the packets of flows holding more than S_fair.
+  std::uint64_t marks_over_q_high_ = 0, marks_over_fair_share_ = 0;
 };
 
 }  // namespace netasic

@@ -50,7 +50,7 @@ struct SwitchConfig {
   double internal_gbps = 400;  // row bus / column channel bandwidth
   // switch.crossbar: tiled = row bus then column channel, the tile crossbar's buffer between them (a busy
   // column does not hold the row bus); single = one circuit from input to output holding both at once.
-  bool tiled_crossbar = false;
+  bool tiled_crossbar = true;
   RoutingPolicy policy = RoutingPolicy::ecmp;
   std::uint8_t vcs = 2;  // VC 0 carries control traffic; data uses 1..vcs-1
   bool lossless = true;

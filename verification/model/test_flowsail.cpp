@@ -17,18 +17,33 @@ using test::write_temp;
 // 20 Gb/s links) behind switch SW1, one 100 Gb/s link to SW2, receivers R1 (40 Gb/s: port P2, the
 // bottleneck) and R2. f1 = S1 -> R1 and f2 = S2 -> R1 share P2, where f1 exceeds its fair share and f2
 // does not; f3 = S3 -> R2 shares only SW1's port toward SW2 (P1) with f1. 1000-byte packets, as the paper.
-// Returns each flow's average throughput in Gb/s (size over completion time).
-std::vector<double> three_flows(const std::string& mode, int queues, nlohmann::json* summary = nullptr) {
+// (configs/flowsail/three-flows.yaml is the same scenario for users.)
+Scenario three_flow_scenario(const std::string& mode, int queues, const std::vector<std::string>& extra = {}) {
   const std::string topo = write_temp("three-flows-topo.txt",
                                      "7 2 6\n5 6\n"
                                      "0 5 60Gbps 1us 0\n1 5 20Gbps 1us 0\n2 5 20Gbps 1us 0\n"
                                      "5 6 100Gbps 1us 0\n6 3 40Gbps 1us 0\n6 4 100Gbps 1us 0\n");
   const std::string flows = write_temp("three-flows.txt",
                                        "3\n0 3 0 100 4194304 0\n1 3 0 100 4194304 0\n2 4 0 100 4194304 0\n");
-  auto sim = test::run(test::scenario({"topology.type=file", "topology.file=" + topo, "workload.type=file",
-                                       "workload.file=" + flows, "switch.flow_control=" + mode,
-                                       "switch.fc.queues=" + std::to_string(queues), "nic.mtu_bytes=1000",
-                                       "nic.header_bytes=48"}));
+  Scenario s;
+  const std::vector<std::string> keys = {"topology.type=file", "topology.file=" + topo, "workload.type=file",
+                                         "workload.file=" + flows, "switch.flow_control=" + mode,
+                                         "switch.fc.queues=" + std::to_string(queues), "nic.mtu_bytes=1000",
+                                         "nic.header_bytes=48"};
+  for (const std::string& k : keys) s.set_assignment(k);
+  for (const std::string& k : extra) s.set_assignment(k);
+  return s;
+}
+
+// The same three flows in a process of their own (a test's second run): summary.json.
+nlohmann::json three_flows_process(const std::string& name, const std::string& mode, int queues,
+                                   const std::vector<std::string>& extra = {}) {
+  return test::run_process(name, test::write_scenario(name + ".yaml", three_flow_scenario(mode, queues, extra)));
+}
+
+// Runs them in this process; returns each flow's average throughput in Gb/s (size over completion time).
+std::vector<double> three_flows(const std::string& mode, int queues, nlohmann::json* summary = nullptr) {
+  auto sim = test::run(three_flow_scenario(mode, queues));
   std::vector<double> gbps;
   for (const Flow& f : sim->flows().flows()) {
     EXPECT_TRUE(f.done()) << "flow " << f.id << " did not complete";
@@ -63,6 +78,32 @@ TEST(FlowSail, ThreeFlowsIsolationProtectsTheUpstreamQueueWithOneNormalQueue) {
   EXPECT_GE(r[2], kUnharmed);
   EXPECT_GT(j["flow_control"]["order_mark_pairs"].get<std::uint64_t>(), 0u)
       << "f1 had packets in the shared queue when it was isolated: Order Marks keep it in order";
+}
+
+TEST(FlowSail, MarksAreCountedByTheRuleThatMadeThem) {
+  // Algorithm 1: with 8 queues f1 is alone in its queue, where S_fair is the whole queue, so only Qh marks
+  // it; with 2 queues f1 and f2 share one, and the fair-share rule marks too.
+  nlohmann::json j2;
+  three_flows("flowsail", 2, &j2);
+  const nlohmann::json j8 = three_flows_process("eight-queues", "flowsail", 8);
+  for (const nlohmann::json* j : std::vector<const nlohmann::json*>{&j8, &j2}) {
+    const nlohmann::json& fc = (*j)["flow_control"];
+    EXPECT_EQ(fc["marked_over_q_high"].get<std::uint64_t>() + fc["marked_over_fair_share"].get<std::uint64_t>(),
+              fc["marked_packets"].get<std::uint64_t>());
+  }
+  EXPECT_EQ(j8["flow_control"]["marked_over_fair_share"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(j2["flow_control"]["marked_over_fair_share"].get<std::uint64_t>(), 0u);
+}
+
+TEST(FlowSail, CftReleaseHysteresisKeepsFlowsIsolated) {
+  // f1 sends without a break: with the paper's 2 hop-RTT hysteresis it is isolated once and stays in the
+  // CFT; released as soon as it is resumed and empty, it is isolated again at every PAUSE.
+  nlohmann::json held;
+  three_flows("flowsail", 2, &held);
+  const nlohmann::json released = three_flows_process("release-at-once", "flowsail", 2, {"switch.fc.cft_release_hrtt=0"});
+  EXPECT_LE(held["flow_control"]["isolations"].get<std::uint64_t>(), 3u);
+  EXPECT_GT(released["flow_control"]["isolations"].get<std::uint64_t>(),
+            4 * held["flow_control"]["isolations"].get<std::uint64_t>());
 }
 
 TEST(FlowSail, ThreeFlowsBfcWithFewQueuesSlowsInnocentFlows) {

@@ -76,9 +76,12 @@ TEST(SelectiveRepeat, ResendsFewerBytesThanGoBackN) {
   EXPECT_LT(u(sr["sim_time_ns"]), u(gbn["sim_time_ns"]));
 }
 
+// The single-circuit crossbar (switch.crossbar=single), for which the figures below were measured: the
+// tiled crossbar reorders the same flows to the same maximum degree (5), and spuriously resends 72 of
+// 4,168 packets instead of 23 of 4,119.
 Scenario spraying(std::initializer_list<std::string> extra) {
   Scenario s = scenario({"topology.fat_tree.k=4", "workload.size_bytes=1048576", "nic.transport=sr",
-                         "nic.window_bytes=65536", "routing.policy=spray"});
+                         "nic.window_bytes=65536", "routing.policy=spray", "switch.crossbar=single"});
   for (const auto& a : extra) s.set_assignment(a);
   return s;
 }
