@@ -248,6 +248,11 @@ std::vector<KeyDef> flowcut_letflow_keys() {
         "RTT monitor start new drains (better behind degraded links); old_path (the paper's rule, better with "
         "lost ACKs): the drain ends and the flowcut keeps its path, with no new drain, until its entry empties "
         "(docs/flowcut.md)."),
+      C<FlowcutNicNewPath>("flowcut.nic_new_path", "after_drain",
+        {{"after_drain", FlowcutNicNewPath::after_drain}, {"every_flowcut", FlowcutNicNewPath::every_flowcut}},
+        "NIC-only: when a new flowcut takes a new UDP source port (a new ECMP path): after_drain (the paper's "
+        "Section II-D): the first flowcut after a drain; every_flowcut: every new flowcut, also one that starts "
+        "because the previous one's ACKs all came back (docs/flowcut.md)."),
       I("flowcut.xoff_credit_bytes", "bytes", "0", 0, 16777215,
         "0: plain XOFF; otherwise XOFF with credit: bytes the flow may still send while paused."),
       I("flowcut.min_packets_left", "packets", "0", 0, 1e9,

@@ -80,6 +80,7 @@ FlowcutParams build_flowcut_params(const Scenario& s, const Topology& t, const R
   p.data_header_bytes = static_cast<std::uint32_t>(s.integer("nic.header_bytes"));
   p.pause_period_ps = static_cast<Ps>(s.number("flowcut.pause_period_us") * kPsPerUs);
   p.after_source_timeout = s.choice<FlowcutSourceTimeout>("flowcut.after_source_timeout");
+  p.nic_new_path = s.choice<FlowcutNicNewPath>("flowcut.nic_new_path");
   p.xoff_credit_bytes = static_cast<std::uint32_t>(s.integer("flowcut.xoff_credit_bytes"));
   p.xoff_with_credit = p.xoff_credit_bytes > 0;
   p.min_packets_left = static_cast<std::uint32_t>(s.integer("flowcut.min_packets_left"));

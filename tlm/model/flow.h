@@ -57,6 +57,7 @@ struct Flow {
   std::uint32_t tm_rx_delay_ns = 0;  // telemetry, destination side: the latest data packet's accumulated delay
   std::uint16_t tm_rx_port = 0;      // ... and the source port it came by (reflected in ACKs)
   bool fc_draining = false;          // NIC-only: the source NIC drains this flow
+  bool fc_move = false;              // NIC-only: drained off its path; its next flowcut takes new ECMP entropy
   std::uint32_t hop_pauses = 0;      // source side: PAUSEs from the first switch not yet resumed
   Ps hop_paused_since = 0;
   Ps hop_paused_ps = 0;              // time the flow spent stopped by PAUSE frames

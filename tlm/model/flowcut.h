@@ -39,6 +39,12 @@ enum class FlowcutOverflow { untracked, hold };
 // empties; repause sends the XOFF again, up to FlowcutEngine::kMaxDrainRefreshes times, then gives the drain
 // up and lets the RTT monitor start new ones.
 enum class FlowcutSourceTimeout { old_path, repause };
+// NIC-only: when a new flowcut takes a new UDP source port (new ECMP entropy). after_drain: only the first
+// flowcut after a drain, the path change of Section II-D ("if the current path is congested, it would stop the
+// transmission ... until all the ACKs are received ... the source NIC could force the selection of a different
+// path by changing ... the source port"); a flowcut that ends because its ACKs came back keeps its path.
+// every_flowcut: every new flowcut draws a new port.
+enum class FlowcutNicNewPath { after_drain, every_flowcut };
 
 // Builds the table a switch or NIC uses: the C++ model unless a co-simulation adapter is plugged in.
 using FlowcutTableFactory =
@@ -58,6 +64,7 @@ struct FlowcutParams {
   std::uint32_t data_header_bytes = 64;  // the NIC's data header (for the RTT's transmission term)
   Ps pause_period_ps = 200 * kPsPerUs;  // XOFF period: the source resumes on its own after it
   FlowcutSourceTimeout after_source_timeout = FlowcutSourceTimeout::repause;
+  FlowcutNicNewPath nic_new_path = FlowcutNicNewPath::after_drain;
   bool xoff_with_credit = false;
   std::uint32_t xoff_credit_bytes = 0;
   std::uint32_t min_packets_left = 0;  // drain only flows with at least this many packets still to send

@@ -73,6 +73,10 @@ class Link : public sc_core::sc_module, public EventTarget {
   Ps serialization(std::uint32_t size_bytes) const {
     return static_cast<Ps>(static_cast<double>(size_bytes + hot_.overhead_bytes) * hot_.ps_per_byte + 0.5);
   }
+  // The same at the link's nominal rate (a degraded link's own rate aside).
+  Ps nominal_serialization(std::uint32_t size_bytes) const {
+    return static_cast<Ps>(static_cast<double>(size_bytes + hot_.overhead_bytes) * (8000.0 / config_.rate_gbps) + 0.5);
+  }
   // When the transmitter is next free (end of the current serialization).
   Ps free_at() const { return hot_.busy_until; }
   // Whether `bytes` of credit are available on `vc` now. When not, the sender is told (on_credit) as

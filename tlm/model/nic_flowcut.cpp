@@ -87,9 +87,13 @@ void Nic::nic_flowcut_send(Flow& f, Packet* p) {
   // The flow's table key and shadow slot are the id this NIC assigned it.
   const FlowcutEngine::Sent s =
       flowcut_->send_at_source(WideKey::from_id(f.id), f.id, p->payload_bytes, [&](bool shadowed) {
-        if (f.flowcuts > 0 && !shadowed) {
-          // A new flowcut takes new ECMP entropy: another UDP source port (the destination restores it),
-          // unless untracked bytes of the flow may still be in flight on the old path.
+        // A new flowcut takes new ECMP entropy, another UDP source port (the destination restores it), when
+        // the flow was drained off a congested path (De Sensi et al., Section II-D), or at every new flowcut
+        // with flowcut.nic_new_path = every_flowcut; never while untracked bytes of the flow may still be in
+        // flight on the old path.
+        const bool move = flowcut_->params().nic_new_path == FlowcutNicNewPath::every_flowcut || f.fc_move;
+        if (f.flowcuts > 0 && !shadowed && move) {
+          f.fc_move = false;
           f.key.src_port = static_cast<std::uint16_t>(49152 + rng_.below(16384));
           const auto bytes = f.key.bytes();
           f.hash = crc32(bytes.data(), bytes.size());
@@ -140,6 +144,7 @@ void Nic::pause_source(const FlowcutSource& s) {
 void Nic::resume_source(const FlowcutSource& s) {
   Flow& f = flows_[s.flow];
   f.fc_draining = false;
+  f.fc_move = true;
   resume(f, false);
 }
 

@@ -423,8 +423,12 @@ void Switch::send_flowcut_ack(const Packet* p) {
 }
 
 Ps Switch::ack_transmission_term(std::uint16_t out_port, std::uint32_t ack_bytes, unsigned hops) const {
+  // S·h/B with B the switch's port rate (De Sensi et al., Section II-B): the nominal rate, also when the entry's
+  // own output link is degraded. At a degraded link's rate the term would count that link's slowness on every
+  // hop, exceed the RTT itself and leave a per-hop-count minimum of 1 ps, against which every later sample of
+  // that hop count reads as 256 times the base RTT.
   const FlowcutParams& fc = *config_.flowcut;
-  return out_ports_[out_port].link->serialization(ack_bytes + fc.data_header_bytes + fc.timestamp_bytes) *
+  return out_ports_[out_port].link->nominal_serialization(ack_bytes + fc.data_header_bytes + fc.timestamp_bytes) *
          std::max<unsigned>(1, hops);
 }
 

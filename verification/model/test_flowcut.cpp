@@ -259,5 +259,55 @@ TEST(FlowcutEarlyResume, IngressOnlyReleasesWithAtMostTwoPacketsInFlight) { expe
 TEST(FlowcutEarlyResume, FullSwitchReleasesWithAtMostOnePacketInFlight) { expect_early_resume_bound("full_switch", 1); }
 TEST(FlowcutEarlyResume, FullSwitchReleasesWithAtMostTwoPacketsInFlight) { expect_early_resume_bound("full_switch", 2); }
 
+// The RTT's transmission term S·h/B takes B at the switch's port rate (Section II-B). Leaf 0's uplink to spine 0
+// runs at 1/20 of it; leaf 0's flows reach leaf 1 through spine 0 or spine 1, both 2 switch hops. Windows of
+// two packets keep every queue short, so no sample comes near 16 times the base RTT. At the slow link's own
+// rate the term (20 times too large, on both hops) exceeded the RTT of the flows on the slow uplink, left a
+// minimum RTT of 1 ps for 2 hops, and every later sample of the fast uplink read as 256 times the base.
+void expect_no_drain_behind_a_slow_uplink(const std::string& variant) {
+  SCOPED_TRACE(variant);
+  auto sim = run(scenario({"topology.type=leaf_spine", "topology.leaf_spine.leaves=2", "topology.leaf_spine.spines=2",
+                           "topology.leaf_spine.hosts_per_leaf=2", "topology.leaf_spine.slow_links=[0-0:0.05]",
+                           "workload.type=permutation", "workload.size_bytes=1048576", "nic.window_bytes=8192",
+                           "routing.policy=flowcut", "flowcut.variant=" + variant, "flowcut.rtt_ratio_threshold=16",
+                           "flowcut.rtt_diff_threshold=16"}));
+  expect_in_order(*sim);
+  EXPECT_GT(sim->summary()["flowcut"]["flowcuts"].get<std::uint64_t>(), 4u);
+  EXPECT_EQ(drains(*sim), 0u);
+}
+
+TEST(FlowcutRtt, IngressOnlyBaseRttSurvivesASlowUplink) { expect_no_drain_behind_a_slow_uplink("ingress_only"); }
+TEST(FlowcutRtt, FullSwitchBaseRttSurvivesASlowUplink) { expect_no_drain_behind_a_slow_uplink("full_switch"); }
+
+// NIC-only moves a flow (a new UDP source port) when it drained it off a congested path (Section II-D). On
+// all-to-all each NIC sends 15 flows in turn, so a flow's flowcut often ends because all its ACKs came back;
+// such a flowcut keeps its path. (Drawing a new port there, flowcut.nic_new_path = every_flowcut, leaves fast
+// paths at once and stays on slow ones until a drain: docs/results-flowcut.md.)
+Scenario nic_all_to_all(const std::string& new_path) {
+  return scenario({"topology.fat_tree.k=4", "workload.type=all_to_all", "workload.size_bytes=262144",
+                   "nic.window_bytes=16384", "routing.policy=flowcut", "flowcut.variant=nic_only",
+                   "flowcut.rtt_ratio_threshold=2", "flowcut.nic_new_path=" + new_path});
+}
+
+TEST(FlowcutNicOnly, ChangesPathOnlyAfterADrain) {
+  auto sim = run(nic_all_to_all("after_drain"));
+  expect_in_order(*sim);
+  const auto fc = sim->summary()["flowcut"];
+  EXPECT_GT(fc["drains"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(fc["path_changes"].get<std::uint64_t>(), 0u);
+  // A drain only starts while the flow has packets left, so each one ends in exactly one new port.
+  EXPECT_EQ(fc["path_changes"].get<std::uint64_t>(), fc["drains_completed"].get<std::uint64_t>());
+  EXPECT_GT(fc["flowcuts"].get<std::uint64_t>(), 2 * fc["drains"].get<std::uint64_t>());
+}
+
+TEST(FlowcutNicOnly, EveryFlowcutDrawsANewPort) {
+  auto sim = run(nic_all_to_all("every_flowcut"));
+  expect_in_order(*sim);
+  const auto fc = sim->summary()["flowcut"];
+  // Every flowcut but each flow's first (no table overflow here).
+  EXPECT_EQ(fc["path_changes"].get<std::uint64_t>(),
+            fc["flowcuts"].get<std::uint64_t>() - sim->summary()["flows"]["count"].get<std::uint64_t>());
+}
+
 }  // namespace
 }  // namespace netasic
