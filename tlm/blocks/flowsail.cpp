@@ -80,7 +80,7 @@ FlowsailEnqueue Flowsail::enqueue(std::uint32_t fid, std::uint32_t bytes) {
   std::uint32_t& pause_num = congested_flow ? ce.pause_num : ne.pause_num;
   Qt& qt = qt_[q];
   if (std::uint64_t{size} + bytes > size_max_ || std::uint64_t{qt.length} + bytes > size_max_)
-    return {FlowsailStatus::overflow, q, false, false};
+    return {FlowsailStatus::overflow, q, false, false, false};
   if (!congested_flow && !new_normal && ne.fid != fid) ++nft_collisions_;
   if (new_normal) {
     ne.qidx = q;
@@ -91,8 +91,9 @@ FlowsailEnqueue Flowsail::enqueue(std::uint32_t fid, std::uint32_t bytes) {
   qt.length += bytes;
 
   // Hierarchical identification: the queue length first, the flow's share of it second.
+  const bool over_q_high = qt.length > config_.q_high;
   bool congested = false;
-  if (qt.length > config_.q_high)
+  if (over_q_high)
     congested = true;
   else if (qt.length > config_.q_low)
     congested = size > s_fair(qt.length, qt.flow_num);
@@ -106,7 +107,7 @@ FlowsailEnqueue Flowsail::enqueue(std::uint32_t fid, std::uint32_t bytes) {
       if (pause) ++pauses_;
     }
   }
-  return {FlowsailStatus::ok, q, congested, pause};
+  return {FlowsailStatus::ok, q, congested, pause, congested && over_q_high};
 }
 
 FlowsailDequeue Flowsail::dequeue(std::uint32_t fid, unsigned queue, std::uint32_t bytes, bool congested) {

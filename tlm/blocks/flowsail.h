@@ -10,7 +10,7 @@
 //        queue paused for in-order support and whether it was
 //   QT   per queue: length (bytes), flowNum (entries with bytes in it), cfNum (control frames holding it)
 // Operations (latency in cycles, request accepted -> response, FlowsailConfig::latency; RTL: 3):
-//   enqueue(fid, bytes)           -> queue, congested mark, PAUSE(fid) on pauseNum 0 -> 1
+//   enqueue(fid, bytes)           -> queue, congested mark (and whether Qh made it), PAUSE(fid) on pauseNum 0 -> 1
 //   dequeue(fid, queue, bytes, congested mark) -> RESUME(fid) on pauseNum 1 -> 0
 //   control(fid, pause/resume)    -> Algorithm 3 (rsvQ and original-queue cfNum), CFT insert/release
 // Where the pseudo-code is loose this model decides (and the RTL matches):
@@ -58,6 +58,7 @@ struct FlowsailEnqueue {
   unsigned queue;
   bool congested;  // the packet's ifCongested mark: hand it back to dequeue()
   bool pause;      // send PAUSE(fid) upstream
+  bool over_q_high = false;  // marked because the queue was above Qh (not by the fair-share rule)
 };
 
 struct FlowsailDequeue {

@@ -93,7 +93,7 @@ std::uint32_t FlowsailFc::admit(std::uint16_t o, Packet* p, Ps now, std::vector<
     throw ModelError(fmt::format("FlowSail enqueue refused ({}) at port {}", to_string(r.status), o));
   port.nft_time[g].at(now, fs.nft_busy(), config_.stats_window);
   if (r.congested) {
-    ++(fs.queue_length(r.queue) > std::max(lo, hi) ? marks_over_q_high_ : marks_over_fair_share_);
+    ++(r.over_q_high ? marks_over_q_high_ : marks_over_fair_share_);
     mark(o, p, ref_key(g, congested_flow ? kCftKey : kNftKey, congested_flow ? fs.cft_index(fid) : fs.nft_index(fid)),
          r.pause, out);
   }

@@ -17,7 +17,8 @@ namespace netasic {
 // identifies congested flows (Algorithm 1, thresholds Ql / Qh from the active queues), RESUMEs on dequeue
 // (Algorithm 2) and, upstream, isolates a paused flow in rsvQ (Algorithm 3), with an Order Mark pair
 // when the flow still has packets in its original queue. What the block leaves to its owner is here: the
-// CFT release after switch.fc.cft_release_hrtt (2) idle hop-RTTs, PAUSE nesting per flow, and mirroring cfNum into the queues' stop.
+// CFT release after switch.fc.cft_release_hrtt (2) idle hop-RTTs, PAUSE nesting per flow, and mirroring
+// cfNum into the queues' stop.
 class FlowsailFc final : public FlowPauseFc {
  public:
   FlowsailFc(const EgressFcConfig& config, std::uint16_t radix, PacketPool& pool, Rng& rng);
