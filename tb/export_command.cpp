@@ -1,4 +1,5 @@
-// The `export-topology` and `partition` subcommands' options (in the executable, which links CLI11; the library does not).
+// The `export-topology` and `partition` subcommands' options (in the executable, which links CLI11; the
+// library does not).
 #include <CLI/CLI.hpp>
 
 #include "tb/partition.h"
@@ -14,10 +15,6 @@ ExportTopologyCommand::ExportTopologyCommand(CLI::App& app)
 }
 
 bool ExportTopologyCommand::parsed() const { return command_->parsed(); }
-
-}  // namespace netasic
-
-namespace netasic {
 
 PartitionCommand::PartitionCommand(CLI::App& app)
     : command_(app.add_subcommand("partition",

@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "tb/output_dir.h"
 #include "tb/partition.h"
 #include "tb/scenario.h"
 #include "tb/sizing/cli.h"
@@ -185,6 +186,9 @@ int sc_main(int argc, char** argv) {
   } catch (const InputError& e) {
     std::cerr << "netasic: error: " << e.what() << "\n";
     return 2;
+  } catch (const netasic::OutputError& e) {  // a result file of export-topology or partition
+    std::cerr << "netasic: error: " << e.what() << "\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "netasic: internal error: " << e.what() << "\n";
     return 1;

@@ -80,9 +80,9 @@ void OutputDir::begin() const {
   });
 }
 
-void OutputDir::write(const std::string& name, const std::function<void(std::ostream&)>& writer) const {
-  const fs::path target = fs::path(dir_) / name;
-  const fs::path tmp = fs::path(dir_) / (name + ".tmp");
+void write_file(const std::string& path, const std::function<void(std::ostream&)>& writer) {
+  const fs::path target = path;
+  const fs::path tmp = path + ".tmp";
   std::ofstream f(tmp, std::ios::binary);
   if (!f) throw OutputError(fmt::format("cannot write {}: {}", tmp.string(), std::strerror(errno)));
   errno = 0;
@@ -102,6 +102,10 @@ void OutputDir::write(const std::string& name, const std::function<void(std::ost
     fs::remove(tmp, ec);
     throw OutputError(fmt::format("cannot rename {} to {}: {}", tmp.string(), target.string(), std::strerror(e)));
   }
+}
+
+void OutputDir::write(const std::string& name, const std::function<void(std::ostream&)>& writer) const {
+  write_file((fs::path(dir_) / name).string(), writer);
 }
 
 void OutputDir::finish() const {

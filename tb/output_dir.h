@@ -47,6 +47,10 @@ class OutputDir {
   std::string dir_;
 };
 
+// Writes the file `path` through `path.tmp`, renamed into place once complete, so a failed write never
+// leaves half a file; OutputError naming the file and the system's reason on any failure.
+void write_file(const std::string& path, const std::function<void(std::ostream&)>& writer);
+
 // SIGINT and SIGTERM set a flag the run polls (a second one ends the process at once); 0 until then.
 void install_interrupt_handlers();
 int interrupt_signal();

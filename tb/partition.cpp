@@ -3,14 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "tb/output_dir.h"
 #include "tlm/common/error.h"
 
 namespace netasic {
@@ -92,7 +89,9 @@ std::vector<std::uint32_t> switch_ranks(const Topology& t, std::uint32_t ranks, 
 Partition partition_fabric(const Topology& t, std::uint32_t ranks, PartitionRule rule, double min_frame_bytes) {
   if (ranks < 1) throw InputError("partition: --ranks must be at least 1");
   if (rule == PartitionRule::automatic)
-    rule = !t.pod_of.empty() ? PartitionRule::pod : !t.group_of.empty() ? PartitionRule::group : PartitionRule::contiguous;
+    rule = !t.pod_of.empty()     ? PartitionRule::pod
+           : !t.group_of.empty() ? PartitionRule::group
+                                 : PartitionRule::contiguous;
   if (rule == PartitionRule::pod && t.pod_of.empty())
     throw InputError(fmt::format("partition: rule pod needs a fat tree or a leaf-spine, not '{}'; use group (dragonfly) "
                                  "or contiguous",
@@ -204,13 +203,7 @@ int partition_command(const std::string& scenario_path, const std::vector<std::s
   nlohmann::json cut = nlohmann::json::array();
   for (std::uint32_t i : p.cut) cut.push_back({node_name(t, t.links[i].a), node_name(t, t.links[i].b)});
   j["cut_links"] = cut;
-  std::ofstream f(json_path);
-  f << j.dump(1) << "\n";
-  f.close();
-  if (!f) {
-    std::cerr << fmt::format("netasic: error: cannot write {}: {}\n", json_path, std::strerror(errno));
-    return 1;
-  }
+  write_file(json_path, [&](std::ostream& f) { f << j.dump(1) << "\n"; });  // whole or not at all
   return 0;
 }
 

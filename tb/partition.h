@@ -49,7 +49,8 @@ const char* to_string(PartitionRule r);
 Partition partition_fabric(const Topology& t, std::uint32_t ranks, PartitionRule rule, double min_frame_bytes);
 
 // `netasic partition`: builds the scenario's topology, partitions it and prints each rank's load and the
-// lookahead; with `json_path`, also every node's rank and the cut links. InputError on bad input.
+// lookahead; with `json_path`, also every node's rank and the cut links, written whole or not at all.
+// InputError on bad input, OutputError when the JSON file cannot be written.
 int partition_command(const std::string& scenario_path, const std::vector<std::string>& sets, std::uint32_t ranks,
                       const std::string& by, const std::string& json_path);
 

@@ -2,12 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <string>
+
+#include "tb/output_dir.h"
 
 namespace netasic {
 
@@ -70,23 +68,7 @@ int export_topology_command(const std::string& scenario_path, const std::vector<
     std::cout.flush();
     return std::cout ? 0 : 1;
   }
-  // Written beside the target and renamed into place, so a failed write never leaves half a file.
-  const std::string tmp = out_path + ".tmp";
-  {
-    std::ofstream f(tmp);
-    if (f) write_graphml(t, f);
-    f.close();
-    if (!f) {
-      std::cerr << fmt::format("netasic: error: cannot write {}: {}\n", tmp, std::strerror(errno));
-      std::remove(tmp.c_str());
-      return 1;
-    }
-  }
-  if (std::rename(tmp.c_str(), out_path.c_str()) != 0) {
-    std::cerr << fmt::format("netasic: error: cannot rename {} to {}: {}\n", tmp, out_path, std::strerror(errno));
-    std::remove(tmp.c_str());
-    return 1;
-  }
+  write_file(out_path, [&](std::ostream& f) { write_graphml(t, f); });  // whole or not at all
   std::cerr << fmt::format("export-topology: {} ({} nodes, {} links) -> {}\n", t.description,
                            t.nodes - (t.hosts() - t.user_hosts()), t.links.size(),
                            out_path);

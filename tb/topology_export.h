@@ -19,8 +19,8 @@ namespace netasic {
 void write_graphml(const Topology& t, std::ostream& out);
 
 // The command: builds the topology of `scenario_path` (the built-in default when empty) with the `sets`
-// overrides and writes it to `out_path` (stdout when empty or "-"). InputError on bad input; returns 1
-// with a message on stderr when the file cannot be written.
+// overrides and writes it to `out_path` (stdout when empty or "-"), whole or not at all. InputError on bad
+// input, OutputError when the file cannot be written.
 int export_topology_command(const std::string& scenario_path, const std::vector<std::string>& sets,
                             const std::string& out_path);
 
