@@ -261,6 +261,10 @@ std::vector<KeyDef> flowcut_letflow_keys() {
         "Resume a draining flow with at most this many packets in flight (out-of-order degree bound k); 0: strict."),
       I("flowcut.nic_cache_entries", "", "16", 1, 1024, "NIC cache of paused flows (FGFC)."),
       I("flowcut.fgfc_gap_cycles", "cycles", "64", 1, 65535, "At most one FGFC frame per flow per gap (switch clock)."),
+      C<BlockImpl>("switch.fgfc_generator.impl", "model",
+        {{"model", BlockImpl::model}, {"rtl", BlockImpl::rtl}, {"rtl_sc", BlockImpl::rtl_sc}},
+        "FGFC frame generator of the switches' Flowcut engines (full_switch, ingress_only): the C++ model, or the "
+        "Verilated RTL co-simulated in the network (rtl: Verilator's C++ output; rtl_sc: its SystemC output)."),
       // LetFlow.
       I("letflow.entries", "", "65536", 4, 16777216, "Flowlet table entries per switch (a power of two)."),
       N("letflow.timeout_us", "us", "50", 0.001, 1e6,

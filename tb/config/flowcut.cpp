@@ -1,4 +1,5 @@
-// Builder of the Flowcut parameters (flowcut.*, switch.flowcut_table.impl; tb/config/builders.h).
+// Builder of the Flowcut parameters (flowcut.*, switch.flowcut_table.impl, switch.fgfc_generator.impl;
+// tb/config/builders.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #ifdef NETASIC_HAVE_COSIM
 #include "tlm/cosim/flowcut_table_rtl.h"
 #include "tlm/cosim/flowcut_table_rtl_sc.h"
+#include "tlm/cosim/fgfc_generator_rtl.h"
 #endif
 
 namespace netasic {
@@ -52,6 +54,26 @@ FlowcutTableFactory build_flowcut_table_factory(const Scenario& s) {
 #endif
 }
 
+// switch.fgfc_generator.impl: the switches' FGFC frame generator from the C++ model (empty factory) or the
+// Verilated RTL. Built with the switch's Flowcut engine, during elaboration (as rtl_sc requires).
+FgfcGeneratorFactory build_fgfc_generator_factory(const Scenario& s, FlowcutVariant variant) {
+  const auto impl = s.choice<BlockImpl>("switch.fgfc_generator.impl");
+  if (impl == BlockImpl::model) return {};
+  // A block implementation chosen for a block the run does not have would be ignored without a word.
+  if (variant == FlowcutVariant::nic_only)
+    throw InputError(fmt::format("switch.fgfc_generator.impl = {} ({}) has no generator to replace: the switches "
+                                 "send FGFC frames only with flowcut.variant = full_switch or ingress_only, not "
+                                 "nic_only ({})",
+                                 s.string("switch.fgfc_generator.impl"), s.origin("switch.fgfc_generator.impl"),
+                                 s.origin("flowcut.variant")));
+#ifdef NETASIC_HAVE_COSIM
+  return impl == BlockImpl::rtl ? make_rtl_fgfc_generator : make_rtl_sc_fgfc_generator;
+#else
+  throw InputError("switch.fgfc_generator.impl = " + s.string("switch.fgfc_generator.impl") +
+                   ": this netasic was built without RTL co-simulation (configure with NETASIC_RTL=ON)");
+#endif
+}
+
 // Full-switch ACKs retrace the data path recorded in the packet: at most Packet::kMaxPath switches.
 void check_full_switch_paths(const Topology& t, const RoutingTable& routing) {
   std::uint32_t diameter = 0;
@@ -89,6 +111,7 @@ FlowcutParams build_flowcut_params(const Scenario& s, const Topology& t, const R
   p.fgfc_gap_cycles = static_cast<std::uint32_t>(s.integer("flowcut.fgfc_gap_cycles"));
   p.ack_loss = s.number("failures.flowcut_ack_loss");
   p.table_factory = build_flowcut_table_factory(s);
+  p.fgfc_factory = build_fgfc_generator_factory(s, p.variant);
   if (p.variant == FlowcutVariant::full_switch) check_full_switch_paths(t, routing);
   return p;
 }

@@ -101,6 +101,11 @@ SwitchConfig build_switch_config(const Scenario& s, RoutingPolicy policy, std::u
                                  "exists only with routing.policy = flowcut, not {} ({})",
                                  s.string("switch.flowcut_table.impl"), s.origin("switch.flowcut_table.impl"),
                                  s.string("routing.policy"), s.origin("routing.policy")));
+  if (policy != RoutingPolicy::flowcut && s.choice<BlockImpl>("switch.fgfc_generator.impl") != BlockImpl::model)
+    throw InputError(fmt::format("switch.fgfc_generator.impl = {} ({}) has no generator to replace: the FGFC frame "
+                                 "generator exists only with routing.policy = flowcut, not {} ({})",
+                                 s.string("switch.fgfc_generator.impl"), s.origin("switch.fgfc_generator.impl"),
+                                 s.string("routing.policy"), s.origin("routing.policy")));
   SwitchConfig sc;
   sc.ports_per_tile = static_cast<std::uint16_t>(s.integer("switch.ports_per_tile"));
   sc.tile_columns = static_cast<std::uint16_t>(s.integer("switch.tile_columns"));

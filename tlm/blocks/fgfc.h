@@ -23,7 +23,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace netasic {
@@ -46,7 +49,25 @@ struct FgfcGeneratorConfig {
 
 enum class FgfcRequestStatus { accepted, coalesced, full };
 
-class FgfcGenerator {
+// The generator as the Flowcut engine uses it: the C++ model (FgfcGenerator) or a co-simulation adapter
+// (tlm/cosim, switch.fgfc_generator.impl = rtl | rtl_sc). `now` is the switch clock cycle; calls come with
+// non-decreasing `now`.
+class FgfcGeneratorIf {
+ public:
+  virtual ~FgfcGeneratorIf() = default;
+  // credit saturates at 2^24 - 1.
+  virtual FgfcRequestStatus request(std::uint64_t now, const FgfcFrame& frame) = 0;
+  virtual std::optional<FgfcFrame> next_frame(std::uint64_t now) = 0;
+  // Earliest cycle >= now at which next_frame() has a frame; nullopt when nothing is pending.
+  virtual std::optional<std::uint64_t> next_due(std::uint64_t now) const = 0;
+  virtual unsigned slots_in_use(std::uint64_t now) const = 0;
+  virtual std::uint64_t frames() const = 0;
+  virtual std::uint64_t coalesced() const = 0;
+  virtual std::uint64_t refused() const = 0;
+  virtual const FgfcGeneratorConfig& config() const = 0;
+};
+
+class FgfcGenerator final : public FgfcGeneratorIf {
  public:
   static constexpr std::uint32_t kCreditMax = (1u << 24) - 1;
 
@@ -55,17 +76,16 @@ class FgfcGenerator {
   // period == 0 is rejected (use xon()); credit saturates at 2^24 - 1.
   FgfcRequestStatus xoff(std::uint64_t now, std::uint32_t flow_id, std::uint16_t period, std::uint32_t credit = 0);
   FgfcRequestStatus xon(std::uint64_t now, std::uint32_t flow_id);
-  FgfcRequestStatus request(std::uint64_t now, const FgfcFrame& frame);
+  FgfcRequestStatus request(std::uint64_t now, const FgfcFrame& frame) override;
 
-  std::optional<FgfcFrame> next_frame(std::uint64_t now);
-  // Earliest cycle >= now at which next_frame() has a frame; nullopt when nothing is pending.
-  std::optional<std::uint64_t> next_due(std::uint64_t now) const;
+  std::optional<FgfcFrame> next_frame(std::uint64_t now) override;
+  std::optional<std::uint64_t> next_due(std::uint64_t now) const override;
 
-  unsigned slots_in_use(std::uint64_t now) const;
-  std::uint64_t frames() const { return frames_; }
-  std::uint64_t coalesced() const { return coalesced_; }
-  std::uint64_t refused() const { return refused_; }
-  const FgfcGeneratorConfig& config() const { return config_; }
+  unsigned slots_in_use(std::uint64_t now) const override;
+  std::uint64_t frames() const override { return frames_; }
+  std::uint64_t coalesced() const override { return coalesced_; }
+  std::uint64_t refused() const override { return refused_; }
+  const FgfcGeneratorConfig& config() const override { return config_; }
 
  private:
   struct Slot {
@@ -79,6 +99,11 @@ class FgfcGenerator {
   std::vector<Slot> slots_;
   std::uint64_t frames_ = 0, coalesced_ = 0, refused_ = 0;
 };
+
+// Builds the generator a switch's Flowcut engine uses: the C++ model unless a co-simulation adapter is
+// plugged in. `owner` is the switch's name (messages, latency trace).
+using FgfcGeneratorFactory =
+    std::function<std::unique_ptr<FgfcGeneratorIf>(const FgfcGeneratorConfig& config, const std::string& owner)>;
 
 struct FgfcCacheConfig {
   unsigned entries = 16;  // 1 .. 1024

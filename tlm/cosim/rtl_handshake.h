@@ -123,6 +123,39 @@ class RtlHandshake {
   template <class Where, class Take>
   void transact(const char* op, unsigned model_latency, std::uint64_t ready_wait, std::uint64_t max_latency,
                 Where&& where, Take&& take) const {
+    run(true, op, model_latency, ready_wait, max_latency, where, take);
+  }
+  // The same, but the response (or its last beat) stays on the port after take(): the next edge the adapter
+  // clocks takes it (rsp_ready_i stays high). For a block whose RTL cycles stand for network cycles (the
+  // FGFC generator's gap counters), so that a request costs one clock edge, not two.
+  template <class Where, class Take>
+  void transact_open(const char* op, unsigned model_latency, std::uint64_t ready_wait, std::uint64_t max_latency,
+                     Where&& where, Take&& take) const {
+    run(false, op, model_latency, ready_wait, max_latency, where, take);
+  }
+
+  // `cycles` clock cycles with no request (request valid low, response ready high).
+  void idle(std::uint64_t cycles) const {
+    pins_->request_valid(false);
+    pins_->response_ready(true);
+    for (std::uint64_t i = 0; i < cycles; ++i) {
+      settle();
+      edge();
+    }
+  }
+  // One clock cycle on inputs the caller drove: evaluate them, call look() (the outputs of this cycle),
+  // then the clock edge.
+  template <class Look>
+  void step(Look&& look) const {
+    settle();
+    look();
+    edge();
+  }
+
+ private:
+  template <class Where, class Take>
+  void run(bool take_edge, const char* op, unsigned model_latency, std::uint64_t ready_wait, std::uint64_t max_latency,
+           Where&& where, Take&& take) const {
     Pins& d = *pins_;
     d.request_valid(true);
     d.response_ready(true);
@@ -154,7 +187,7 @@ class RtlHandshake {
     } else {
       take();
     }
-    edge();  // the response (its last beat) is taken at this edge
+    if (take_edge) edge();  // the response (its last beat) is taken at this edge
     LatencyTrace& trace = LatencyTrace::instance();
     trace.record(owner_, point_, op, accept, response, model_latency);
     if (response - accept != model_latency) {
@@ -167,7 +200,6 @@ class RtlHandshake {
     }
   }
 
- private:
   void settle() const {
     pins_->clock(false);
     if (waves_) dump();

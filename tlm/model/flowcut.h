@@ -27,6 +27,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tlm/blocks/fgfc.h"
 #include "tlm/blocks/flowcut_table.h"
 #include "tlm/common/units.h"
 
@@ -53,6 +54,7 @@ using FlowcutTableFactory =
 struct FlowcutParams {
   FlowcutVariant variant = FlowcutVariant::ingress_only;
   FlowcutTableFactory table_factory;  // empty: the C++ model (FlowcutTable)
+  FgfcGeneratorFactory fgfc_factory;  // empty: the C++ model (FgfcGenerator)
   FlowcutTableConfig table;
   FlowcutOverflow overflow = FlowcutOverflow::untracked;
   std::uint32_t shadow_counters = 1024;
@@ -97,6 +99,12 @@ inline std::unique_ptr<FlowcutTableIf> make_flowcut_table(const FlowcutParams& p
                                                           const std::string& owner) {
   if (p.table_factory) return p.table_factory(config, owner);
   return std::make_unique<FlowcutTable>(config);
+}
+
+inline std::unique_ptr<FgfcGeneratorIf> make_fgfc_generator(const FlowcutParams& p, const FgfcGeneratorConfig& config,
+                                                            const std::string& owner) {
+  if (p.fgfc_factory) return p.fgfc_factory(config, owner);
+  return std::make_unique<FgfcGenerator>(config);
 }
 
 struct FlowcutCounters {

@@ -26,7 +26,7 @@ FlowcutEngine::FlowcutEngine(const FlowcutParams& params, FlowcutSite site, cons
   if (site == FlowcutSite::switch_asic) {
     FgfcGeneratorConfig g;
     g.gap = params.fgfc_gap_cycles;
-    fgfc_ = std::make_unique<FgfcGenerator>(g);
+    fgfc_ = make_fgfc_generator(params, g, owner_name);
   }
 }
 

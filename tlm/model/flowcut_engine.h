@@ -194,7 +194,7 @@ class FlowcutEngine final : public Reporting {
   std::vector<std::uint8_t> pinned_;  // per entry (old_path): its source timed out, it keeps its path undrained
   std::uint32_t next_epoch_ = 0;
   std::deque<Packet*> held_;
-  std::unique_ptr<FgfcGenerator> fgfc_;
+  std::unique_ptr<FgfcGeneratorIf> fgfc_;
   std::unordered_map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> fgfc_dest_;  // flow id -> host, flow
   bool fgfc_poll_pending_ = false;
   FlowcutCounters counters_;

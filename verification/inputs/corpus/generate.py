@@ -344,6 +344,12 @@ def cli_cases(c):
          ["switch.flowcut_table.impl", "routing.policy"]),
         ("reorder-impl-without-reorder", "run --set nic.reorder_buffer.impl=rtl --set nic.transport=sr" + o,
          ["nic.reorder_buffer.impl", "nic.transport"]),
+        ("fgfc-impl-without-flowcut", "run --set switch.fgfc_generator.impl=rtl" + o,
+         ["switch.fgfc_generator.impl", "routing.policy"]),
+        ("fgfc-impl-with-nic-only", "run --set switch.fgfc_generator.impl=rtl_sc --set routing.policy=flowcut "
+         "--set flowcut.variant=nic_only" + o, ["switch.fgfc_generator.impl", "flowcut.variant"]),
+        ("fgfc-impl-without-point", "run --set switch.fgfc_generator.impl=rtl --set routing.policy=flowcut "
+         "--set flowcut.fgfc_gap_cycles=7" + o, ["switch.fgfc_generator.impl", "flowcut.fgfc_gap_cycles"]),
     ]:
         c.add(f"cli-{name}", args, expect, "x\n" if name == "out-is-file" else None,
               "afile" if name == "out-is-file" else None)
