@@ -13,6 +13,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdio>
+#include <exception>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -39,20 +41,26 @@ struct FgfcPoint {
 // Time. The generator's gap counters count clock cycles, and `now` is the switch clock cycle, so here (unlike
 // the tables) an RTL cycle stands for a network cycle: before each call the adapter clocks the RTL idle up to
 // `now` (at most Gap cycles: after Gap idle cycles every gap counter is 0 and further idle cycles change
-// nothing). Each operation then takes one cycle of its own: a request is handed over at one edge and its
-// status read in the next cycle (the response is taken by the following edge, whatever it is), a frame is
-// taken at one edge (frm_ready_i high for that cycle only, low otherwise). The engine may ask for several
-// operations in one switch cycle (a request and then the frames due, several frames); the RTL does one per
-// cycle, so it runs ahead of the network by those cycles until idle time catches up.
+// nothing). Each operation takes one cycle: a request is handed over at one edge and its status read in the
+// next cycle (the response is taken by the following edge, whatever it is); a frame is taken at one edge
+// (frm_ready_i high for that cycle only).
+//
+// Order within a switch cycle. The engine asks for a request and then for the frames due in the same
+// cycle, which the model answers without the new request's frame (eligible from the next cycle). The RTL
+// serves the frame port first and then the request within one cycle, so the adapter answers a request from
+// its record (below) and hands it over with the last frame due in that cycle (or at the next call); only a
+// request for a flow whose frame is due now goes at once (the frame leaves with the new fields: latest wins).
+// Several frames due in one cycle take one RTL cycle each: the RTL then runs ahead of the network by those
+// cycles until idle time catches up, and a gap that ends inside them would make the RTL offer a frame the
+// model sends later (docs/cosim.md, "The FGFC generator").
 //
 // What the RTL decides: each request's status (ACCEPTED / COALESCED / FULL: the slots, their flows and
 // their gaps), which frame goes out (the lowest eligible slot) and its fields. What the adapter keeps: per
 // flow, whether a frame is pending and the network cycle its gap ends (the frame was taken at cycle t: t +
 // Gap; a request that found no slot for its flow: t + 1), from which next_due() answers, as the engine
-// schedules its polls in network time. Each RTL answer is checked against that record: COALESCED exactly
-// when a frame was pending, FULL only with Slots flows in use and none of them the request's, a frame
-// offered whenever one is due and only for a flow whose frame is due. A difference (which the cycles the RTL
-// runs ahead could cause) stops the run with ModelError.
+// schedules its polls in network time, and the status a request returns. Each RTL answer is checked against
+// that record: the status of every request, a frame offered whenever one is due and only for a flow whose
+// frame is due. A difference stops the run with ModelError.
 template <class Pins>
 class RtlFgfcGenerator final : public FgfcGeneratorIf {
  public:
@@ -63,31 +71,29 @@ class RtlFgfcGenerator final : public FgfcGeneratorIf {
     hs_.pins().frame_ready(false);
     hs_.reset(4);
   }
+  RtlFgfcGenerator(const RtlFgfcGenerator&) = delete;
+  RtlFgfcGenerator& operator=(const RtlFgfcGenerator&) = delete;
+  ~RtlFgfcGenerator() override {
+    try {
+      flush();  // the last request, if the run ended before the next call
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "netasic: %s\n", e.what());
+    }
+  }
 
   FgfcRequestStatus request(std::uint64_t now, const FgfcFrame& frame_in) override {
     FgfcFrame frame = frame_in;
     frame.credit = std::min(frame.credit, FgfcGenerator::kCreditMax);
+    flush();
     sync(now);
     prune(now);
-    Pins& d = hs_.pins();
-    d.drive(frame);
-    unsigned code = 3;
-    hs_.transact_open("request", config_.request_latency, 2, 4, [&] { return where(now, frame); },
-                      [&] { code = d.status(); });
     const auto it = flows_.find(frame.flow_id);
     const bool tracked = it != flows_.end() && in_use(it->second, now);
     const unsigned used = slots_in_use(now);
-    FgfcRequestStatus expected = FgfcRequestStatus::accepted;
-    if (tracked && it->second.pending) expected = FgfcRequestStatus::coalesced;
-    if (!tracked && used >= point_.slots) expected = FgfcRequestStatus::full;
-    if (code > 2 || static_cast<FgfcRequestStatus>(code) != expected) {
-      std::ostringstream s;
-      s << hs_.name() << ": " << where(now, frame) << ": status " << code << " (0 ACCEPTED, 1 COALESCED, 2 FULL), "
-        << "expected " << to_string(expected) << " with " << used << " of " << point_.slots
-        << " slots in use and the flow " << (tracked ? (it->second.pending ? "pending" : "in its gap") : "not tracked");
-      throw ModelError(s.str());
-    }
-    switch (expected) {
+    Held h{now, frame, FgfcRequestStatus::accepted, used, tracked, tracked && it->second.pending};
+    if (h.pending) h.status = FgfcRequestStatus::coalesced;
+    if (!tracked && used >= point_.slots) h.status = FgfcRequestStatus::full;
+    switch (h.status) {
       case FgfcRequestStatus::full: ++refused_; break;
       case FgfcRequestStatus::coalesced: ++coalesced_; [[fallthrough]];
       case FgfcRequestStatus::accepted:
@@ -95,22 +101,39 @@ class RtlFgfcGenerator final : public FgfcGeneratorIf {
         else flows_[frame.flow_id] = Flow{true, now + 1};
         break;
     }
-    return expected;
+    held_ = h;
+    // A frame already due for this flow goes out with the new fields (latest wins): hand the request over
+    // now. Otherwise it waits for the frames due in this cycle (the engine asks for them next) and goes
+    // with the last of them, the order the model answers in (RTL: a cycle serves its frame first).
+    if (h.pending && it->second.eligible_at <= now) flush();
+    return h.status;
   }
 
   std::optional<FgfcFrame> next_frame(std::uint64_t now) override {
-    if (!due_at(now)) return std::nullopt;
+    if (held_ && held_->now != now) flush();
+    const unsigned due = due_at(now);
+    if (!due) return std::nullopt;
     sync(now);
     Pins& d = hs_.pins();
     bool valid = false;
     FgfcFrame f{};
-    d.request_valid(false);
-    d.response_ready(true);
-    d.frame_ready(true);
-    hs_.step([&] {
+    const auto look = [&] {
       valid = d.frame_valid();
       f = d.frame();
-    });
+    };
+    if (held_ && due == 1) {
+      // The last frame due in this cycle and the request held for it, in one cycle. frm_ready_i goes high
+      // in the cycle the request is handed over, not while it waits for the port (the previous response).
+      hand_over([&] {
+        d.frame_ready(true);
+        look();
+      });
+    } else {
+      d.frame_ready(true);
+      d.request_valid(false);
+      d.response_ready(true);
+      hs_.step(look);
+    }
     d.frame_ready(false);
     const auto it = flows_.find(f.flow_id);
     if (!valid || it == flows_.end() || !it->second.pending || it->second.eligible_at > now) {
@@ -148,11 +171,46 @@ class RtlFgfcGenerator final : public FgfcGeneratorIf {
     bool pending;
     std::uint64_t eligible_at;  // network cycle its gap ends
   };
+  // A request answered from the record and not yet handed to the RTL, with what the record said.
+  struct Held {
+    std::uint64_t now;
+    FgfcFrame frame;
+    FgfcRequestStatus status;
+    unsigned used;
+    bool tracked, pending;
+  };
   static bool in_use(const Flow& f, std::uint64_t now) { return f.pending || f.eligible_at > now; }
-  bool due_at(std::uint64_t now) const {
-    for (const auto& [id, fl] : flows_)
-      if (fl.pending && fl.eligible_at <= now) return true;
-    return false;
+  unsigned due_at(std::uint64_t now) const {
+    unsigned n = 0;
+    for (const auto& [id, fl] : flows_) n += fl.pending && fl.eligible_at <= now;
+    return n;
+  }
+
+  // Hand the held request to the RTL in this cycle (look(): the frame port in the same cycle) and check the
+  // RTL's status against the record's.
+  template <class Look>
+  void hand_over(Look&& look) {
+    const Held h = *held_;
+    held_.reset();
+    Pins& d = hs_.pins();
+    d.drive(h.frame);
+    unsigned code = 3;
+    hs_.transact_open("request", config_.request_latency, 2, 4, [&] { return where(h.now, h.frame); },
+                      [&] { code = d.status(); }, look);
+    if (code > 2 || static_cast<FgfcRequestStatus>(code) != h.status) {
+      std::ostringstream s;
+      s << hs_.name() << ": " << where(h.now, h.frame) << ": status " << code
+        << " (0 ACCEPTED, 1 COALESCED, 2 FULL), expected " << to_string(h.status) << " with " << h.used << " of "
+        << point_.slots << " slots in use and the flow "
+        << (h.tracked ? (h.pending ? "pending" : "in its gap") : "not tracked");
+      throw ModelError(s.str());
+    }
+  }
+  void flush() {
+    if (held_) {
+      hs_.pins().frame_ready(false);
+      hand_over([] {});
+    }
   }
   void prune(std::uint64_t now) {
     for (auto it = flows_.begin(); it != flows_.end();)
@@ -184,6 +242,7 @@ class RtlFgfcGenerator final : public FgfcGeneratorIf {
   FgfcPoint point_;
   RtlHandshake<Pins> hs_;
   std::unordered_map<std::uint32_t, Flow> flows_;
+  std::optional<Held> held_;
   bool anchored_ = false;
   std::uint64_t origin_ = 0;  // RTL cycle - network cycle while in step (the RTL may run ahead)
   std::uint64_t frames_ = 0, coalesced_ = 0, refused_ = 0;

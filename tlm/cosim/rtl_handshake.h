@@ -123,15 +123,16 @@ class RtlHandshake {
   template <class Where, class Take>
   void transact(const char* op, unsigned model_latency, std::uint64_t ready_wait, std::uint64_t max_latency,
                 Where&& where, Take&& take) const {
-    run(true, op, model_latency, ready_wait, max_latency, where, take);
+    run(true, op, model_latency, ready_wait, max_latency, where, take, [] {});
   }
   // The same, but the response (or its last beat) stays on the port after take(): the next edge the adapter
-  // clocks takes it (rsp_ready_i stays high). For a block whose RTL cycles stand for network cycles (the
-  // FGFC generator's gap counters), so that a request costs one clock edge, not two.
-  template <class Where, class Take>
+  // clocks takes it (rsp_ready_i stays high); and at_accept() is called in the cycle the request is handed
+  // over, before that edge (the block's other ports in that cycle). For a block whose RTL cycles stand for
+  // network cycles (the FGFC generator's gap counters), so that a request costs one clock edge, not two.
+  template <class Where, class Take, class Accept>
   void transact_open(const char* op, unsigned model_latency, std::uint64_t ready_wait, std::uint64_t max_latency,
-                     Where&& where, Take&& take) const {
-    run(false, op, model_latency, ready_wait, max_latency, where, take);
+                     Where&& where, Take&& take, Accept&& at_accept) const {
+    run(false, op, model_latency, ready_wait, max_latency, where, take, at_accept);
   }
 
   // `cycles` clock cycles with no request (request valid low, response ready high).
@@ -153,9 +154,9 @@ class RtlHandshake {
   }
 
  private:
-  template <class Where, class Take>
+  template <class Where, class Take, class Accept>
   void run(bool take_edge, const char* op, unsigned model_latency, std::uint64_t ready_wait, std::uint64_t max_latency,
-           Where&& where, Take&& take) const {
+           Where&& where, Take&& take, Accept&& at_accept) const {
     Pins& d = *pins_;
     d.request_valid(true);
     d.response_ready(true);
@@ -166,6 +167,7 @@ class RtlHandshake {
     }
     if (d.response_valid()) throw ModelError(name() + ": " + where() + ": rsp_valid_o high with no request in flight");
     const std::uint64_t accept = cycle_;
+    at_accept();
     edge();
     d.request_valid(false);
     for (settle(); !d.response_valid(); settle()) {
