@@ -10,26 +10,36 @@
 //
 // Requests (valid/ready), one at a time, latency 3 cycles (hash + NFT/CFT read in c+1, decide and write
 // back in c+2, response from c+3); the request port is ready again the cycle after the response is taken:
-//   op 0 ENQUEUE fid, bytes                    -> status, queue, congested mark, PAUSE (pauseNum 0 -> 1)
+//   op 0 ENQUEUE fid, bytes                    -> status, queue, congested mark (and whether Qh made it),
+//                                                 PAUSE (pauseNum 0 -> 1)
 //   op 1 DEQUEUE fid, queue, bytes, congested   -> status, RESUME (pauseNum 1 -> 0)
 //   op 2 CONTROL fid, pause (1 PAUSE, 0 RESUME) -> status, paused-queue bitmap (cfNum != 0)
+//   op 3 RELEASE fid                           -> status: OK if the flow's CFT entry was resumed and empty
+//                                                 and is now free, else NOT_FOUND (nothing changes)
 // Status: 0 OK, 1 OVERFLOW, 2 UNDERFLOW, 3 CFT_COLLISION, 4 NOT_FOUND (refused requests change nothing).
+// With any request: req_thr_load_i loads Ql and Qh from req_q_low_i / req_q_high_i (kept until the next
+// load; QLow / QHigh after reset), and the request already uses them; req_seed_load_i loads the random
+// source from seed_i (an owner whose queue choice draws from a stream shared with other users hands the
+// stream's state over with the request that may draw).
+// DeferredRelease 0: a congested flow's CFT entry is freed as soon as the flow is resumed and has nothing
+// in rsvQ (DEQUEUE or CONTROL RESUME); 1: it stays until a RELEASE frees it (the owner's hysteresis).
 // The choices where the paper's pseudo-code is loose are the model's (listed in tlm/blocks/flowsail.h).
 // After reset both RAMs are cleared, one entry per cycle (max(NftEntries, CftEntries) cycles), while
 // the random source loads seed_i.
 // Storage: RAM NftEntries x (32 + log2 Queues + SizeBits + PauseBits), RAM CftEntries x (35 + SizeBits
-// + PauseBits + log2 Queues), flip-flops Queues x (SizeBits + FlownumBits + PauseBits).
+// + PauseBits + log2 Queues), flip-flops Queues x (SizeBits + FlownumBits + PauseBits) + 2 x SizeBits (Ql, Qh).
 `default_nettype none
 
 module flowsail #(
   parameter integer Queues      = 8,      // 2 .. 32 (Queues - 1 normal queues + rsvQ)
   parameter integer NftEntries  = 1024,   // power of two, 2 .. 2^20
   parameter integer CftEntries  = 256,    // power of two, 2 .. 2^20
-  parameter integer QLow        = 20000,  // Ql, bytes
-  parameter integer QHigh       = 60000,  // Qh, bytes, QLow <= QHigh < 2^SizeBits
-  parameter integer SizeBits    = 24,     // size and queue-length counters: 4 .. 31
+  parameter integer QLow        = 20000,  // Ql after reset, bytes
+  parameter integer QHigh       = 60000,  // Qh after reset, bytes, QLow <= QHigh < 2^SizeBits
+  parameter integer SizeBits    = 24,     // size and queue-length counters: 4 .. 32
   parameter integer PauseBits   = 8,      // pauseNum and cfNum: 2 .. 16
-  parameter integer FlownumBits = 16      // flowNum: 2 .. 20
+  parameter integer FlownumBits = 16,     // flowNum: 2 .. 20
+  parameter integer DeferredRelease = 0   // 0 or 1: CFT entries are freed only by RELEASE
 ) (
   input  wire                        clk_i,
   input  wire                        rst_ni,
@@ -42,11 +52,16 @@ module flowsail #(
   input  wire [$clog2(Queues)-1:0]   req_queue_i,
   input  wire                        req_congested_i,
   input  wire                        req_pause_i,
+  input  wire                        req_thr_load_i,   // load Ql / Qh with this request
+  input  wire [SizeBits-1:0]         req_q_low_i,
+  input  wire [SizeBits-1:0]         req_q_high_i,
+  input  wire                        req_seed_load_i,  // load the random source from seed_i with this request
   output wire                        rsp_valid_o,
   input  wire                        rsp_ready_i,
   output reg  [2:0]                  rsp_status_o,
   output reg  [$clog2(Queues)-1:0]   rsp_queue_o,
   output reg                         rsp_congested_o,
+  output reg                         rsp_over_high_o,  // marked because the queue was above Qh
   output reg                         rsp_pause_o,
   output reg                         rsp_resume_o,
   output reg  [Queues-1:0]           rsp_paused_queues_o
@@ -62,7 +77,7 @@ module flowsail #(
   localparam [SB-1:0] Q_LOW = SB'(QLow), Q_HIGH = SB'(QHigh);
   localparam [PB-1:0] PAUSE_MAX = {PB{1'b1}};
   localparam [FB-1:0] FLOWNUM_MAX = {FB{1'b1}};
-  localparam [1:0] OP_ENQ = 2'd0, OP_DEQ = 2'd1;
+  localparam [1:0] OP_ENQ = 2'd0, OP_DEQ = 2'd1, OP_CTL = 2'd2, OP_REL = 2'd3;
   localparam [2:0] S_OK = 3'd0, S_OVERFLOW = 3'd1, S_UNDERFLOW = 3'd2, S_CFT_COLLISION = 3'd3, S_NOT_FOUND = 3'd4;
   localparam [2:0] ST_INIT = 3'd0, ST_IDLE = 3'd1, ST_READ = 3'd2, ST_EXEC = 3'd3, ST_RSP = 3'd4;
 
@@ -75,9 +90,11 @@ module flowsail #(
       $display("flowsail: NftEntries (%0d) must be a power of two in 2 .. 1048576", NftEntries);
     if (CftEntries < 2 || CftEntries > (1 << 20) || (CftEntries & (CftEntries - 1)) != 0)
       $display("flowsail: CftEntries (%0d) must be a power of two in 2 .. 1048576", CftEntries);
-    if (SizeBits < 4 || SizeBits > 31) $display("flowsail: SizeBits (%0d) outside 4 .. 31", SizeBits);
+    if (SizeBits < 4 || SizeBits > 32) $display("flowsail: SizeBits (%0d) outside 4 .. 32", SizeBits);
     if (PauseBits < 2 || PauseBits > 16) $display("flowsail: PauseBits (%0d) outside 2 .. 16", PauseBits);
     if (FlownumBits < 2 || FlownumBits > 20) $display("flowsail: FlownumBits (%0d) outside 2 .. 20", FlownumBits);
+    if (DeferredRelease != 0 && DeferredRelease != 1)
+      $display("flowsail: DeferredRelease (%0d) must be 0 or 1", DeferredRelease);
     if (QLow < 0 || QLow > QHigh || (SizeBits < 31 && QHigh >= (1 << SizeBits)))
       $display("flowsail: need 0 <= QLow (%0d) <= QHigh (%0d) < 2^SizeBits", QLow, QHigh);
   end
@@ -89,6 +106,7 @@ module flowsail #(
   reg [SB-1:0]  bytes_q;
   reg [QW-1:0]  queue_q;
   reg           cong_in_q, pause_in_q;
+  reg [SB-1:0]  q_low_q, q_high_q;  // Ql, Qh
   wire          req_fire = req_valid_i && req_ready_o;
   assign req_ready_o = state_q == ST_IDLE;
   assign rsp_valid_o = state_q == ST_RSP;
@@ -161,7 +179,7 @@ module flowsail #(
   wire [QW-1:0] rnd_q;
   xoshiro256ss #(.RangeWidth(QW)) u_rng (
     .clk_i  (clk_i),
-    .load_i (state_q == ST_INIT),
+    .load_i (state_q == ST_INIT || (req_fire && req_seed_load_i)),
     .seed_i (seed_i),
     .next_i (state_q == ST_EXEC && new_normal && !any_empty),
     .range_i((QW + 1)'(Queues - 1)),
@@ -190,8 +208,8 @@ module flowsail #(
       if (fnum_m1[k]) log2_ceil = 5'(k + 1);
   end
   wire [SB-1:0] s_fair = len_add[SB-1:0] >> log2_ceil;
-  wire          over_high = len_add[SB-1:0] > Q_HIGH;
-  wire          over_low = len_add[SB-1:0] > Q_LOW;
+  wire          over_high = len_add[SB-1:0] > q_high_q;
+  wire          over_low = len_add[SB-1:0] > q_low_q;
   wire          cong_raw = over_high || (over_low && size_add[SB-1:0] > s_fair);
   wire          pn_full = pn == PAUSE_MAX;
 
@@ -202,6 +220,8 @@ module flowsail #(
   wire [FB-1:0] fnum_deq = (size_sub == {SB{1'b0}} && fnum != {FB{1'b0}}) ? fnum - 1'b1 : fnum;
   wire          pn_dec = cong_in_q && pn != {PB{1'b0}};
   wire [PB-1:0] pn_deq = pn_dec ? pn - 1'b1 : pn;
+  localparam [0:0] DEFER = DeferredRelease != 0;
+  wire          c_idle = c_hit && c_resumed && c_size == {SB{1'b0}} && c_pn == {PB{1'b0}};
 
   reg [2:0]    status;
   reg          congested, pause, resume;
@@ -265,10 +285,11 @@ module flowsail #(
             resume = pn_dec && pn_deq == {PB{1'b0}};
             nft_we_x = !use_cft;
             cft_we_x = use_cft;
-            if (use_cft && size_sub == {SB{1'b0}} && pn_deq == {PB{1'b0}} && c_resumed) cft_valid_new = 1'b0;
+            if (!DEFER && use_cft && size_sub == {SB{1'b0}} && pn_deq == {PB{1'b0}} && c_resumed)
+              cft_valid_new = 1'b0;
           end
         end
-        default: begin  // CONTROL
+        OP_CTL: begin
           if (pause_in_q) begin
             if (!c_hit && c_valid) begin
               status = S_CFT_COLLISION;
@@ -295,8 +316,16 @@ module flowsail #(
               cf_dec_orig = c_orig_paused;
               cft_orig_paused_new = 1'b0;
               cft_resumed_new = 1'b1;
-              if (c_size == {SB{1'b0}} && c_pn == {PB{1'b0}}) cft_valid_new = 1'b0;
+              if (!DEFER && c_size == {SB{1'b0}} && c_pn == {PB{1'b0}}) cft_valid_new = 1'b0;
             end
+          end
+        end
+        default: begin  // RELEASE
+          if (!c_idle) begin
+            status = S_NOT_FOUND;
+          end else begin
+            cft_we_x = 1'b1;
+            cft_valid_new = 1'b0;
           end
         end
       endcase
@@ -357,6 +386,16 @@ module flowsail #(
 
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
+      q_low_q <= Q_LOW;
+      q_high_q <= Q_HIGH;
+    end else if (req_fire && req_thr_load_i) begin
+      q_low_q <= req_q_low_i;
+      q_high_q <= req_q_high_i;
+    end
+  end
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
       state_q <= ST_INIT;
       ptr_q <= {(PIW + 1){1'b0}};
       for (k = 0; k < Queues; k = k + 1) begin
@@ -388,6 +427,7 @@ module flowsail #(
       rsp_status_o <= status;
       rsp_queue_o <= q;
       rsp_congested_o <= congested;
+      rsp_over_high_o <= congested && over_high;
       rsp_pause_o <= pause;
       rsp_resume_o <= resume;
     end
@@ -410,8 +450,11 @@ module flowsail #(
     if (CftEntries < 2 || CftEntries > (1 << 20) || (CftEntries & (CftEntries - 1)) != 0) begin : g_bad_CftEntries
       ERROR_flowsail_CftEntries_must_be_a_power_of_two_in_2_to_1048576 u_param_error ();
     end
-    if (SizeBits < 4 || SizeBits > 31) begin : g_bad_SizeBits
-      ERROR_flowsail_SizeBits_must_be_in_4_to_31 u_param_error ();
+    if (SizeBits < 4 || SizeBits > 32) begin : g_bad_SizeBits
+      ERROR_flowsail_SizeBits_must_be_in_4_to_32 u_param_error ();
+    end
+    if (DeferredRelease != 0 && DeferredRelease != 1) begin : g_bad_DeferredRelease
+      ERROR_flowsail_DeferredRelease_must_be_0_or_1 u_param_error ();
     end
     if (PauseBits < 2 || PauseBits > 16) begin : g_bad_PauseBits
       ERROR_flowsail_PauseBits_must_be_in_2_to_16 u_param_error ();
@@ -476,13 +519,14 @@ module flowsail #(
   end
   wire sva_enq_ok = sva_exec && enq && status == S_OK;
   wire sva_deq_ok = sva_exec && op_q == OP_DEQ && status == S_OK;
-  wire sva_ctl = sva_exec && op_q != OP_ENQ && op_q != OP_DEQ;
+  wire sva_ctl = sva_exec && op_q == OP_CTL;
+  wire sva_rel = sva_exec && op_q == OP_REL;
 
   // Handshake: the response and all its fields hold until taken; one request in flight, answered
   // exactly once, 3 cycles after it was accepted.
   a_rsp_hold: assert property (@(posedge clk_i) disable iff (!sva_on_q)
       rsp_valid_o && !rsp_ready_i |=> rsp_valid_o && $stable({rsp_status_o, rsp_queue_o, rsp_congested_o,
-      rsp_pause_o, rsp_resume_o, rsp_paused_queues_o}))
+      rsp_over_high_o, rsp_pause_o, rsp_resume_o, rsp_paused_queues_o}))
     else $error("flowsail: response withdrawn or changed before it was taken");
   a_rsp_once: assert property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o |-> sva_busy_q && !req_ready_o)
     else $error("flowsail: response without an accepted request");
@@ -529,6 +573,9 @@ module flowsail #(
       sva_exec && enq && !c_hit && n_size != {SB{1'b0}} && n_fid != fid_q);
   c_flownum_max: cover property (@(posedge clk_i) disable iff (!sva_on_q) sva_enq_ok && fnum == FLOWNUM_MAX);
   c_pausenum_max: cover property (@(posedge clk_i) disable iff (!sva_on_q) sva_enq_ok && cong_raw && pn_full);
+  c_release: cover property (@(posedge clk_i) disable iff (!sva_on_q) sva_rel && status == S_OK);
+  c_release_refused: cover property (@(posedge clk_i) disable iff (!sva_on_q) sva_rel && status == S_NOT_FOUND);
+  c_thr_load: cover property (@(posedge clk_i) disable iff (!sva_on_q) req_fire && req_thr_load_i);
   c_rsp_stall: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o && !rsp_ready_i);
 `endif
 `endif

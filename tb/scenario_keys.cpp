@@ -160,6 +160,11 @@ std::vector<KeyDef> switch_routing_keys() {
         "packet enqueued or dequeued) for this many hop RTTs; 2 is the paper's; 0: as soon as resumed and empty."),
       I("switch.fc.nft_entries", "", "4096", 2, 1048576, "FlowSail normal-flow table entries per port and group."),
       I("switch.fc.cft_entries", "", "1024", 2, 1048576, "FlowSail congested-flow table entries per port and group."),
+      C<BlockImpl>("switch.flowsail.impl", "model",
+        {{"model", BlockImpl::model}, {"rtl", BlockImpl::rtl}, {"rtl_sc", BlockImpl::rtl_sc}},
+        "FlowSail identifier/mapper of every port and queue group (switch.flow_control = flowsail): the C++ model, "
+        "or the Verilated RTL co-simulated in the network (rtl: Verilator's C++ output; rtl_sc: its SystemC "
+        "output)."),
       I("switch.pfc.xoff_bytes", "bytes", "0", 0, 1e10,
         "PFC: pause the upstream class when an input's bytes in the switch pass this; 0: three hop-BDPs."),
       I("switch.pfc.xon_bytes", "bytes", "0", 0, 1e10,

@@ -7,6 +7,7 @@
 #include "tlm/common/error.h"
 #ifdef NETASIC_HAVE_COSIM
 #include "tlm/cosim/flowlet_table_rtl.h"
+#include "tlm/cosim/flowsail_rtl.h"
 #endif
 
 namespace netasic {
@@ -26,6 +27,25 @@ FlowletTableFactory build_flowlet_table_factory(const Scenario& s) {
   return impl == BlockImpl::rtl ? make_rtl_flowlet_table : make_rtl_sc_flowlet_table;
 #else
   throw InputError("switch.flowlet_table.impl = " + s.string("switch.flowlet_table.impl") +
+                   ": this netasic was built without RTL co-simulation (configure with NETASIC_RTL=ON)");
+#endif
+}
+
+// switch.flowsail.impl: FlowSail's blocks from the C++ model (empty factory) or the Verilated RTL. Built with
+// the switch's egress flow control, during elaboration (as rtl_sc requires).
+FlowsailFactory build_flowsail_factory(const Scenario& s, FcMode mode) {
+  const auto impl = s.choice<BlockImpl>("switch.flowsail.impl");
+  if (impl == BlockImpl::model) return {};
+  // A block implementation chosen for a block the run does not have would be ignored without a word.
+  if (mode != FcMode::flowsail)
+    throw InputError(fmt::format("switch.flowsail.impl = {} ({}) has no block to replace: FlowSail's identifier/"
+                                 "mapper exists only with switch.flow_control = flowsail, not {} ({})",
+                                 s.string("switch.flowsail.impl"), s.origin("switch.flowsail.impl"),
+                                 s.string("switch.flow_control"), s.origin("switch.flow_control")));
+#ifdef NETASIC_HAVE_COSIM
+  return impl == BlockImpl::rtl ? make_rtl_flowsail : make_rtl_sc_flowsail;
+#else
+  throw InputError("switch.flowsail.impl = " + s.string("switch.flowsail.impl") +
                    ": this netasic was built without RTL co-simulation (configure with NETASIC_RTL=ON)");
 #endif
 }
@@ -85,6 +105,7 @@ EgressFcConfig build_egress_fc_config(const Scenario& s, std::uint32_t max_packe
   check_power_of_two(s, "switch.fc.nft_entries");
   check_power_of_two(s, "switch.fc.cft_entries");
   check_egress_fc(s, fc_config, max_packet);
+  fc_config.flowsail_factory = build_flowsail_factory(s, fc_config.mode);
   return fc_config;
 }
 

@@ -29,6 +29,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "tlm/common/rng.h"
@@ -71,42 +74,65 @@ struct FlowsailControl {
   std::uint32_t paused_queues;  // bitmap of queues 0 .. 31 whose cfNum is non-zero after the frame
 };
 
-class Flowsail {
+// The block as the network's FlowSail (tlm/model/egress_fc_flowsail) uses it: the C++ model (Flowsail) or a
+// co-simulation adapter (tlm/cosim, switch.flowsail.impl = rtl | rtl_sc). One virtual call per operation.
+class FlowsailIf {
+ public:
+  virtual ~FlowsailIf() = default;
+  virtual FlowsailEnqueue enqueue(std::uint32_t fid, std::uint32_t bytes) = 0;
+  virtual FlowsailDequeue dequeue(std::uint32_t fid, unsigned queue, std::uint32_t bytes, bool congested) = 0;
+  virtual FlowsailControl control(std::uint32_t fid, bool pause) = 0;
+  // The network model recomputes Ql and Qh as the number of non-paused queues changes (q_low <= q_high).
+  virtual void set_thresholds(std::uint32_t q_low, std::uint32_t q_high) = 0;
+  virtual bool in_cft(std::uint32_t fid) const = 0;
+  // Deferred release: whether the flow's CFT entry is resumed and empty; release it if so. And whether the
+  // entry `fid` indexes is held by some flow (`occupant`) that is resumed and empty.
+  virtual bool cft_release(std::uint32_t fid) = 0;
+  virtual bool cft_occupant_idle(std::uint32_t fid, std::uint32_t& occupant) const = 0;
+  // The NFT entry a flow id indexes: its queue and the bytes it has buffered (0 when the flow is idle).
+  virtual unsigned nft_queue(std::uint32_t fid) const = 0;
+  virtual std::uint32_t nft_size(std::uint32_t fid) const = 0;
+  virtual std::uint32_t nft_index(std::uint32_t fid) const = 0;
+  virtual std::uint32_t cft_index(std::uint32_t fid) const = 0;
+  virtual std::uint32_t cf_num(unsigned q) const = 0;
+  // NFT entries holding buffered bytes (the normal queues' flowNum; rsvQ's counts CFT entries).
+  virtual std::uint32_t nft_busy() const = 0;
+  virtual std::uint64_t nft_collisions() const = 0;
+  virtual const FlowsailConfig& config() const = 0;
+  unsigned rsv_queue() const { return config().queues - 1; }
+};
+
+class Flowsail final : public FlowsailIf {
  public:
   Flowsail(const FlowsailConfig& config, Rng& rng);
 
-  FlowsailEnqueue enqueue(std::uint32_t fid, std::uint32_t bytes);
-  FlowsailDequeue dequeue(std::uint32_t fid, unsigned queue, std::uint32_t bytes, bool congested);
-  FlowsailControl control(std::uint32_t fid, bool pause);
+  FlowsailEnqueue enqueue(std::uint32_t fid, std::uint32_t bytes) override;
+  FlowsailDequeue dequeue(std::uint32_t fid, unsigned queue, std::uint32_t bytes, bool congested) override;
+  FlowsailControl control(std::uint32_t fid, bool pause) override;
 
   unsigned rsv_queue() const { return config_.queues - 1; }
   std::uint32_t queue_length(unsigned q) const { return qt_.at(q).length; }
   std::uint32_t flow_num(unsigned q) const { return qt_.at(q).flow_num; }
-  std::uint32_t cf_num(unsigned q) const { return qt_.at(q).cf_num; }
+  std::uint32_t cf_num(unsigned q) const override { return qt_.at(q).cf_num; }
   std::uint32_t paused_queues() const;
-  // NFT entries holding buffered bytes (the normal queues' flowNum; rsvQ's counts CFT entries).
-  std::uint32_t nft_busy() const {
+  std::uint32_t nft_busy() const override {
     std::uint32_t n = 0;
     for (unsigned q = 0; q < rsv_queue(); ++q) n += qt_[q].flow_num;
     return n;
   }
   // S_fair of equation (1) for a queue length and flow count (flow_num >= 1).
   static std::uint32_t s_fair(std::uint32_t length, std::uint32_t flow_num);
-  std::uint32_t nft_index(std::uint32_t fid) const;
-  std::uint32_t cft_index(std::uint32_t fid) const;
-  bool in_cft(std::uint32_t fid) const;
-  // Deferred release: whether the flow's CFT entry is resumed and empty; release it if so. And whether the
-  // entry `fid` indexes is held by some flow (`occupant`) that is resumed and empty.
+  std::uint32_t nft_index(std::uint32_t fid) const override;
+  std::uint32_t cft_index(std::uint32_t fid) const override;
+  bool in_cft(std::uint32_t fid) const override;
   bool cft_idle(std::uint32_t fid) const;
-  bool cft_release(std::uint32_t fid);
-  bool cft_occupant_idle(std::uint32_t fid, std::uint32_t& occupant) const;
-  // The NFT entry a flow id indexes: its queue and the bytes it has buffered (0 when the flow is idle).
-  unsigned nft_queue(std::uint32_t fid) const { return nft_[nft_index(fid)].qidx; }
-  std::uint32_t nft_size(std::uint32_t fid) const { return nft_[nft_index(fid)].size; }
-  // The network model recomputes Ql and Qh as the number of non-paused queues changes (q_low <= q_high).
-  void set_thresholds(std::uint32_t q_low, std::uint32_t q_high);
+  bool cft_release(std::uint32_t fid) override;
+  bool cft_occupant_idle(std::uint32_t fid, std::uint32_t& occupant) const override;
+  unsigned nft_queue(std::uint32_t fid) const override { return nft_[nft_index(fid)].qidx; }
+  std::uint32_t nft_size(std::uint32_t fid) const override { return nft_[nft_index(fid)].size; }
+  void set_thresholds(std::uint32_t q_low, std::uint32_t q_high) override;
 
-  std::uint64_t nft_collisions() const { return nft_collisions_; }
+  std::uint64_t nft_collisions() const override { return nft_collisions_; }
   std::uint64_t cft_collisions() const { return cft_collisions_; }
   std::uint64_t pause_saturations() const { return pause_saturations_; }
   std::uint64_t pauses() const { return pauses_; }
@@ -115,7 +141,7 @@ class Flowsail {
   unsigned nft_entry_bits() const;
   unsigned cft_entry_bits() const;
   unsigned qt_entry_bits() const;
-  const FlowsailConfig& config() const { return config_; }
+  const FlowsailConfig& config() const override { return config_; }
 
  private:
   struct Nft {
@@ -150,5 +176,11 @@ class Flowsail {
 };
 
 const char* to_string(FlowsailStatus s);
+
+// Builds the block of one port and queue group of a switch's FlowSail: the C++ model unless a co-simulation
+// adapter is plugged in. `owner` names it (messages, latency trace); `rng` is the stream the model draws
+// its random queue choices from.
+using FlowsailFactory =
+    std::function<std::unique_ptr<FlowsailIf>(const FlowsailConfig& config, Rng& rng, const std::string& owner)>;
 
 }  // namespace netasic

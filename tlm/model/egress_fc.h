@@ -33,6 +33,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "tlm/blocks/flowsail.h"
 #include "tlm/common/log_histogram.h"
 #include "tlm/common/rng.h"
 #include "tlm/model/packet.h"
@@ -66,6 +67,8 @@ struct EgressFcConfig {
   std::uint32_t nft_entries = 4096;
   std::uint32_t cft_entries = 1024;
   double cft_release_hrtt = 2;  // FlowSail: idle hop RTTs before a resumed, empty flow leaves the CFT
+  FlowsailFactory flowsail_factory;  // FlowSail's blocks; empty: the C++ model (Flowsail)
+  std::string owner;                 // the switch's name (the FlowSail blocks' messages and latency trace)
 };
 
 // A frame the switch must send: PAUSE or RESUME, to the neighbour on `port`.

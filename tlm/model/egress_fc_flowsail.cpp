@@ -31,7 +31,10 @@ FlowsailFc::FlowsailFc(const EgressFcConfig& c, std::uint16_t radix, PacketPool&
   f.deferred_release = true;
   for (std::uint16_t o = 0; o < radix; ++o)
     for (std::uint32_t g = 0; g < c.groups; ++g) {
-      fs_ports_[o].fs.push_back(std::make_unique<Flowsail>(f, rng_));
+      if (c.flowsail_factory)
+        fs_ports_[o].fs.push_back(c.flowsail_factory(f, rng_, fmt::format("{}.p{}.g{}", c.owner, o, g)));
+      else
+        fs_ports_[o].fs.push_back(std::make_unique<Flowsail>(f, rng_));
       fs_ports_[o].nft_time.emplace_back();
       // rsvQ's Order Mark waits at its head for the partner in the original queue.
       ports_[o].q[ports_[o].group_queues[g][fs_ports_[o].fs[g]->rsv_queue()]].mark_waits = true;
@@ -68,7 +71,7 @@ void FlowsailFc::touch_cft(FsPort& port, std::uint32_t group, std::uint32_t fid,
 void FlowsailFc::release_stale(std::uint16_t o, std::uint32_t group, std::uint32_t fid, Ps now) {
   // A congested flow leaves the CFT once resumed, with nothing in rsvQ, and idle for cft_release_hrtt hop-RTTs.
   FsPort& port = fs_ports_[o];
-  Flowsail& fs = *port.fs[group];
+  FlowsailIf& fs = *port.fs[group];
   std::uint32_t occupant = 0;
   if (!fs.cft_occupant_idle(fid, occupant)) return;
   const auto it = port.cft_seen.find(ref_key(group, kCftKey, fs.cft_index(fid)));
@@ -81,7 +84,7 @@ std::uint32_t FlowsailFc::admit(std::uint16_t o, Packet* p, Ps now, std::vector<
   const std::uint32_t g = p->tclass % config_.groups;
   const std::uint32_t fid = p->flow_hash;
   FsPort& port = fs_ports_[o];
-  Flowsail& fs = *port.fs[g];
+  FlowsailIf& fs = *port.fs[g];
   const std::uint32_t lo = shared_low(o, g);
   const std::uint32_t hi = config_.q_high_bytes ? config_.q_high_bytes : 3 * lo;
   fs.set_thresholds(lo, std::max(lo, hi));
@@ -104,7 +107,7 @@ void FlowsailFc::departed(std::uint16_t o, Queue& q, const Packet* p, Ps now, st
   const std::uint32_t g = q.group;
   const std::uint32_t fid = p->flow_hash;
   FsPort& port = fs_ports_[o];
-  Flowsail& fs = *port.fs[g];
+  FlowsailIf& fs = *port.fs[g];
   const bool rsv = q.local == fs.rsv_queue();
   if (rsv) touch_cft(port, g, fid, now);
   const std::uint32_t index = rsv ? fs.cft_index(fid) : fs.nft_index(fid);
@@ -128,7 +131,7 @@ bool FlowsailFc::outermost(FsPort& port, std::uint32_t group, std::uint32_t fid,
 void FlowsailFc::flow_frame(std::uint16_t o, std::uint32_t g, std::uint32_t fid, bool pause, Ps now) {
   FsPort& port = fs_ports_[o];
   if (!outermost(port, g, fid, pause)) return;
-  Flowsail& fs = *port.fs[g];
+  FlowsailIf& fs = *port.fs[g];
   release_stale(o, g, fid, now);
   const bool known = fs.in_cft(fid);
   const std::uint32_t buffered = fs.nft_size(fid);

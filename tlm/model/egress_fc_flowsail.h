@@ -28,7 +28,7 @@ class FlowsailFc final : public FlowPauseFc {
 
  private:
   struct FsPort {
-    std::vector<std::unique_ptr<Flowsail>> fs;       // per group
+    std::vector<std::unique_ptr<FlowsailIf>> fs;     // per group
     std::unordered_map<std::uint64_t, Ps> cft_seen;  // (group, CFT index) -> last activity
     // PAUSEs received per (group, flow) and not yet resumed. Downstream, a flow can be paused by two
     // counters at once (its NFT entry, then its CFT entry once it is isolated there too): the tables see

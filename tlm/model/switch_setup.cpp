@@ -80,7 +80,9 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
     if (config_.fc.buffer_bytes < config_.max_packet_bytes)
       throw InputError(fmt::format("switch.fc.buffer_bytes = {} cannot hold one packet of {} bytes",
                                    config_.fc.buffer_bytes, config_.max_packet_bytes));
-    efc_ = make_egress_fc(config_.fc, radix, fabric_.pool(), rng_);
+    EgressFcConfig fc = config_.fc;
+    fc.owner = this->name();
+    efc_ = make_egress_fc(fc, radix, fabric_.pool(), rng_);
     if (local_control_.empty()) {
       local_control_.reserve(radix);
       for (std::uint16_t p = 0; p < radix; ++p) local_control_.emplace_back(config_.control_queue_packets);

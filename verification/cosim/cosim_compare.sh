@@ -6,15 +6,23 @@
 #   summary.json                        identical apart from wall-clock fields (wall_seconds,
 #                                       packet_hops_per_second) and the scenario's impl key
 #   RTL latency trace                   non-empty (the RTL answered), every measured == model
-# Usage: cosim_compare.sh NETASIC WORKDIR [--impl rtl|rtl_sc] [--key IMPL_KEY] [--set KEY=VALUE]...
+#   --positive PATH (repeatable)        the model run's summary.json value at jq PATH is > 0 (the scenario
+#                                       exercises what the test is about, e.g. .flow_control.pause_frames)
+# Usage: cosim_compare.sh NETASIC WORKDIR [--impl rtl|rtl_sc] [--key IMPL_KEY] [--positive PATH]...
+#                         [CONFIG] [--set KEY=VALUE]...
 set -euo pipefail
 netasic=$1
 work=$2
 shift 2
 rtl=rtl
 key=switch.flowcut_table.impl
-while [ "${1:-}" = "--impl" ] || [ "${1:-}" = "--key" ]; do
-  if [ "$1" = "--impl" ]; then rtl=$2; else key=$2; fi
+positive=()
+while [ "${1:-}" = "--impl" ] || [ "${1:-}" = "--key" ] || [ "${1:-}" = "--positive" ]; do
+  case $1 in
+    --impl) rtl=$2 ;;
+    --key) key=$2 ;;
+    --positive) positive+=("$2") ;;
+  esac
   shift 2
 done
 rm -rf "$work"
@@ -50,6 +58,16 @@ for impl in model "$rtl"; do
   if [ "$(jq -r --arg k "$key" '.scenario | getpath($k | split("."))' "$work/$impl/summary.json")" != "$impl" ]; then
     echo "FAIL: the $impl run's summary does not record $key = $impl"
     status=1
+  fi
+done
+
+for p in "${positive[@]}"; do
+  v=$(jq -r "$p // 0" "$work/model/summary.json")
+  if ! awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }'; then
+    echo "FAIL: the scenario does not exercise the block: $p = $v in the model run's summary.json"
+    status=1
+  else
+    echo "$p = $v"
   fi
 done
 

@@ -1,11 +1,15 @@
 // FlowSail RTL against netasic::Flowsail: enqueues from a flow pool larger than the tiny NFT/CFT
 // (collisions), dequeues that follow the queues' FIFO order and hand back each packet's congested mark,
 // junk dequeues (underflow, not found), PAUSE / RESUME control frames (isolation in rsvQ, CFT
-// collisions), 2-bit pauseNum and flowNum (saturation), 12-bit counters (overflow), random request idle
-// cycles and response back-pressure. Every response field the operation defines and its cycle are
+// collisions), RELEASE requests (of the flow, or of the entry's occupant when it is idle, as the network's
+// deferred release does), new thresholds with some enqueues (Flowsail::set_thresholds), the random source
+// reloaded with some enqueues (a shared stream's state), 2-bit pauseNum and flowNum (saturation), 12-bit
+// counters (overflow) and 32-bit ones with deferred release (the network's configuration), random request
+// idle cycles and response back-pressure. Every response field the operation defines and its cycle are
 // compared; the random queue choice of a new flow must match draw for draw.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <deque>
 #include <sstream>
 #include <string>
@@ -13,6 +17,7 @@
 
 #include "Vfs_q3_n8_c2.h"
 #include "Vfs_q4_n4_c2.h"
+#include "Vfs_q4_n4_c2_d32.h"
 #include "Vfs_q5_n8_c4.h"
 #include "Vfs_q8_n64_c16.h"
 #include "rtl_harness.h"
@@ -33,14 +38,18 @@ struct Point {
   std::uint32_t max_bytes;   // packet size 1 .. max_bytes
 };
 
-enum Op : unsigned { kEnq = 0, kDeq = 1, kCtl = 2 };
-const char* const kOpName[] = {"enqueue", "dequeue", "control"};
+enum Op : unsigned { kEnq = 0, kDeq = 1, kCtl = 2, kRel = 3 };
+const char* const kOpName[] = {"enqueue", "dequeue", "control", "release"};
 
 struct Req {
   Op op;
   std::uint32_t fid, bytes = 0;
   unsigned queue = 0;
   bool flag = false;  // dequeue: congested mark; control: pause
+  bool thr = false;   // enqueue: load new thresholds first
+  std::uint32_t q_low = 0, q_high = 0;
+  bool reseed = false;  // enqueue: load the random source first (state of Rng(seed_value, 17))
+  std::uint64_t seed_value = 0;
 };
 
 struct Exp {
@@ -48,7 +57,7 @@ struct Exp {
   std::uint64_t accept;
   FlowsailStatus status;
   unsigned queue = 0;
-  bool congested = false, pause = false, resume = false;
+  bool congested = false, over_high = false, pause = false, resume = false;
   std::uint32_t paused_queues = 0;
 };
 
@@ -60,7 +69,9 @@ struct Packet {
 std::string show(const Req& r) {
   std::ostringstream s;
   s << kOpName[r.op] << "(fid " << std::hex << r.fid << std::dec;
-  if (r.op != kCtl) s << ", bytes " << r.bytes;
+  if (r.op == kEnq || r.op == kDeq) s << ", bytes " << r.bytes;
+  if (r.thr) s << ", Ql " << std::dec << r.q_low << " Qh " << r.q_high;
+  if (r.reseed) s << ", reseed";
   if (r.op == kDeq) s << ", queue " << r.queue << ", congested " << r.flag;
   if (r.op == kCtl) s << (r.flag ? ", PAUSE" : ", RESUME");
   return s.str() + ")";
@@ -87,7 +98,9 @@ void run_point(const Point& p, std::uint64_t seed, int requests, double go, doub
   bool holding = false, seen = false;
   Req cur{};
   int issued = 0, answered = 0;
-  std::uint64_t by_status[5] = {0, 0, 0, 0, 0}, marks = 0, junk = 0;
+  std::uint64_t by_status[5] = {0, 0, 0, 0, 0}, marks = 0, junk = 0, released = 0, thr_loads = 0, reseeds = 0;
+  std::uint64_t over_high = 0;
+  std::uint32_t size_max = p.cfg.size_bits >= 32 ? ~0u : (1u << p.cfg.size_bits) - 1u;
   while (answered < requests) {
     if (!holding && issued < requests && pace.start()) {
       const auto r = rng.below(100);
@@ -96,6 +109,16 @@ void run_point(const Point& p, std::uint64_t seed, int requests, double go, doub
       if (r < 45) {
         cur.op = kEnq;
         cur.bytes = 1 + static_cast<std::uint32_t>(rng.below(p.max_bytes));
+        if (rng.below(10) == 0) {  // new Ql / Qh, up to a few packets (also above the counters' range)
+          cur.thr = true;
+          cur.q_low = static_cast<std::uint32_t>(rng.below(std::uint64_t{p.max_bytes} * 8));
+          cur.q_high = static_cast<std::uint32_t>(rng.below(std::uint64_t{p.max_bytes} * 16));
+          if (rng.below(20) == 0) cur.q_high = ~0u;
+        }
+        if (rng.below(20) == 0) {
+          cur.reseed = true;
+          cur.seed_value = rng.next();
+        }
       } else if (r < 82) {
         cur.op = kDeq;
         std::vector<unsigned> busy;
@@ -113,9 +136,14 @@ void run_point(const Point& p, std::uint64_t seed, int requests, double go, doub
           cur.bytes = pk.bytes;
           cur.flag = pk.congested;
         }
-      } else {
+      } else if (r < 94) {
         cur.op = kCtl;
         cur.flag = rng.below(2);
+      } else {
+        cur.op = kRel;
+        // The network releases the occupant of the entry a flow indexes once it is idle.
+        std::uint32_t occupant = 0;
+        if (rng.below(2) == 0 && model.cft_occupant_idle(cur.fid, occupant)) cur.fid = occupant;
       }
       holding = true;
     }
@@ -126,6 +154,13 @@ void run_point(const Point& p, std::uint64_t seed, int requests, double go, doub
     d.req_queue_i = cur.queue;
     d.req_congested_i = cur.flag;
     d.req_pause_i = cur.flag;
+    // The thresholds as Flowsail::set_thresholds() keeps them (clamped to the counters, Ql <= Qh).
+    const std::uint32_t ql = std::min(cur.q_low, size_max);
+    d.req_thr_load_i = cur.thr;
+    d.req_q_low_i = ql;
+    d.req_q_high_i = std::min(std::max(ql, cur.q_high), size_max);
+    d.req_seed_load_i = cur.reseed;
+    if (cur.reseed) load_seed(d, cur.seed_value, 17);
     d.rsp_ready_i = pace.accept();
     sim.settle();
     const std::uint64_t now = sim.cycle();
@@ -143,11 +178,14 @@ void run_point(const Point& p, std::uint64_t seed, int requests, double go, doub
       g << "status " << unsigned(d.rsp_status_o);
       bool same = unsigned(d.rsp_status_o) == static_cast<unsigned>(e.status);
       if (e.req.op == kEnq) {
-        m << " queue " << e.queue << " congested " << e.congested << " pause " << e.pause;
-        g << " queue " << unsigned(d.rsp_queue_o) << " congested " << unsigned(d.rsp_congested_o) << " pause "
-          << unsigned(d.rsp_pause_o);
+        m << " queue " << e.queue << " congested " << e.congested << " over_high " << e.over_high << " pause "
+          << e.pause;
+        g << " queue " << unsigned(d.rsp_queue_o) << " congested " << unsigned(d.rsp_congested_o) << " over_high "
+          << unsigned(d.rsp_over_high_o) << " pause " << unsigned(d.rsp_pause_o);
         same = same && d.rsp_queue_o == e.queue && bool(d.rsp_congested_o) == e.congested &&
-               bool(d.rsp_pause_o) == e.pause;
+               bool(d.rsp_over_high_o) == e.over_high && bool(d.rsp_pause_o) == e.pause;
+      } else if (e.req.op == kRel) {
+        // the status alone
       } else if (e.req.op == kDeq) {
         m << " resume " << e.resume;
         g << " resume " << unsigned(d.rsp_resume_o);
@@ -168,10 +206,20 @@ void run_point(const Point& p, std::uint64_t seed, int requests, double go, doub
     if (holding && d.req_ready_o) {
       Exp e{cur, now, FlowsailStatus::ok};
       if (cur.op == kEnq) {
+        if (cur.thr) {
+          model.set_thresholds(cur.q_low, cur.q_high);
+          ++thr_loads;
+        }
+        if (cur.reseed) {
+          model_rng = Rng(cur.seed_value, 17);
+          ++reseeds;
+        }
         const auto r = model.enqueue(cur.fid, cur.bytes);
         e.status = r.status;
         e.queue = r.queue;
         e.congested = r.congested;
+        e.over_high = r.over_q_high;
+        over_high += r.over_q_high;
         e.pause = r.pause;
         if (r.status == FlowsailStatus::ok) fifo[r.queue].push_back({cur.fid, cur.bytes, r.congested});
         marks += r.congested;
@@ -182,6 +230,10 @@ void run_point(const Point& p, std::uint64_t seed, int requests, double go, doub
         auto& f = fifo[cur.queue];
         if (r.status == FlowsailStatus::ok && !f.empty() && f.front().fid == cur.fid && f.front().bytes == cur.bytes)
           f.pop_front();
+      } else if (cur.op == kRel) {
+        const bool ok = model.cft_release(cur.fid);
+        e.status = ok ? FlowsailStatus::ok : FlowsailStatus::not_found;
+        released += ok;
       } else {
         const auto r = model.control(cur.fid, cur.flag);
         e.status = r.status;
@@ -210,10 +262,16 @@ void run_point(const Point& p, std::uint64_t seed, int requests, double go, doub
   EXPECT_GT(model.resumes(), 0u);
   EXPECT_GT(model.nft_collisions(), 0u);
   EXPECT_GT(junk, 0u);
+  EXPECT_GT(thr_loads, 0u);
+  EXPECT_GT(reseeds, 0u);
+  EXPECT_GT(over_high, 0u);
+  if (p.cfg.deferred_release) {
+    EXPECT_GT(released, 0u);
+  }
 }
 
 FlowsailConfig config(unsigned queues, std::uint32_t nft, std::uint32_t cft, std::uint32_t ql, std::uint32_t qh,
-                      unsigned size_bits, unsigned pause_bits, unsigned flownum_bits) {
+                      unsigned size_bits, unsigned pause_bits, unsigned flownum_bits, bool deferred = false) {
   FlowsailConfig c;
   c.queues = queues;
   c.nft_entries = nft;
@@ -223,6 +281,7 @@ FlowsailConfig config(unsigned queues, std::uint32_t nft, std::uint32_t cft, std
   c.size_bits = size_bits;
   c.pause_bits = pause_bits;
   c.flownum_bits = flownum_bits;
+  c.deferred_release = deferred;
   return c;
 }
 
@@ -238,6 +297,15 @@ TEST(RtlFlowsail, Queues5Nft8Cft4) {
 // Two normal queues for up to eight NFT flows: a queue's 2-bit flowNum reaches its maximum and saturates.
 TEST(RtlFlowsail, Queues3Nft8FlownumSaturates) {
   run_point<Vfs_q3_n8_c2>({"q3_n8_c2", config(3, 8, 2, 1000, 3000, 12, 2, 2), 16, 700}, 5, 40000, 0.7, 0.6);
+}
+// The network's configuration: 32-bit counters, CFT entries kept until RELEASE.
+TEST(RtlFlowsail, Queues4Size32DeferredRelease) {
+  run_point<Vfs_q4_n4_c2_d32>({"q4_n4_c2_d32", config(4, 4, 2, 1000, 3000, 32, 2, 2, true), 12, 700}, 6, 40000, 0.7,
+                              0.6);
+}
+TEST(RtlFlowsail, Queues4Size32DeferredReleaseFullRate) {
+  run_point<Vfs_q4_n4_c2_d32>({"q4_n4_c2_d32_full_rate", config(4, 4, 2, 1000, 3000, 32, 2, 2, true), 12, 700}, 7,
+                              40000, 1.0, 1.0);
 }
 TEST(RtlFlowsail, Queues8Nft64Cft16) {
   run_point<Vfs_q8_n64_c16>({"q8_n64_c16", config(8, 64, 16, 20000, 60000, 24, 8, 16), 100, 1500}, 4, 40000, 0.8,

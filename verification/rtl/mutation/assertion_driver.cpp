@@ -38,8 +38,10 @@ int main(int argc, char** argv) {
     d->req_rtt_avg_i = rnd(); d->req_last_rtt_i = rnd(); d->req_rtt_diff_avg_i = rnd(); d->req_drain_i = p(50);
 #endif
 #ifdef BLK_FLOWSAIL
-    d->req_op_i = rnd() % 3; d->req_fid_i = rnd() % 8; d->req_bytes_i = rnd() % 900; d->req_queue_i = rnd() % 4;
+    d->req_op_i = rnd() % 4; d->req_fid_i = rnd() % 8; d->req_bytes_i = rnd() % 900; d->req_queue_i = rnd() % 4;
     d->req_congested_i = p(50); d->req_pause_i = p(50);
+    d->req_thr_load_i = p(10); d->req_q_low_i = rnd() % 3000; d->req_q_high_i = rnd() % 6000;
+    d->req_seed_load_i = p(5);
 #endif
 #ifdef BLK_REORDER
     d->req_conn_i = rnd() % 2; d->req_sn_i = rnd() % 8; d->req_units_i = 1 + rnd() % MAXU;
