@@ -348,15 +348,10 @@ def cli_cases(c):
          ["switch.fgfc_generator.impl", "routing.policy"]),
         ("fgfc-impl-with-nic-only", "run --set switch.fgfc_generator.impl=rtl_sc --set routing.policy=flowcut "
          "--set flowcut.variant=nic_only" + o, ["switch.fgfc_generator.impl", "flowcut.variant"]),
-        ("fgfc-impl-without-point", "run --set switch.fgfc_generator.impl=rtl --set routing.policy=flowcut "
-         "--set flowcut.fgfc_gap_cycles=7" + o, ["switch.fgfc_generator.impl", "flowcut.fgfc_gap_cycles"]),
         ("flowsail-impl-without-flowsail", "run --set switch.flowsail.impl=rtl" + o,
          ["switch.flowsail.impl", "switch.flow_control"]),
         ("flowsail-impl-with-bfc", "run --set switch.flowsail.impl=rtl_sc --set switch.flow_control=bfc "
          "--set link.flow_control=lossless" + o, ["switch.flowsail.impl", "switch.flow_control"]),
-        ("flowsail-impl-without-point", "run --set switch.flowsail.impl=rtl --set switch.flow_control=flowsail "
-         "--set link.flow_control=lossless --set switch.fc.nft_entries=512" + o,
-         ["switch.flowsail.impl", "switch.fc.nft_entries"]),
     ]:
         c.add(f"cli-{name}", args, expect, "x\n" if name == "out-is-file" else None,
               "afile" if name == "out-is-file" else None)
