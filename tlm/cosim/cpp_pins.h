@@ -26,6 +26,12 @@ void put_key(P& port, const WideKey& k, unsigned bits) {
   }
 }
 
+// A 256-bit seed port (VlWide of 8 words): the generator's state.
+template <class P>
+void put_seed(P& port, const Rng& rng) {
+  for (unsigned i = 0; i < 8; ++i) port[i] = seed_word(rng, i);
+}
+
 // The clock, reset and handshake pins of one C++-output model (ports clk_i, rst_ni, req_valid_i,
 // req_ready_o, rsp_valid_o, rsp_ready_i), with its own VerilatedContext: the part of RtlHandshake's
 // `Pins` every block shares. A block's Pins derives from it and adds its request and response fields.

@@ -20,13 +20,7 @@ template <class V>
 class FlowletCppPins : public CppCore<V> {
  public:
   FlowletCppPins(const std::string& owner, const FlowletPoint&) : CppCore<V>(owner) {}
-  void seed(const Rng& rng) {
-    V& d = this->dut();
-    for (int i = 0; i < 4; ++i) {
-      d.seed_i[2 * i] = static_cast<std::uint32_t>(rng.state(i));
-      d.seed_i[2 * i + 1] = static_cast<std::uint32_t>(rng.state(i) >> 32);
-    }
-  }
+  void seed(const Rng& rng) { put_seed(this->dut().seed_i, rng); }
   void drive(bool check, const WideKey& key, std::uint32_t port_count) {
     V& d = this->dut();
     d.req_op_i = check;

@@ -39,14 +39,7 @@ class FlowletScPins : public ScCore<V> {
     this->seal();
   }
   ~FlowletScPins() { this->destroy(); }  // the model goes before the wires its ports are bound to
-  void seed(const Rng& rng) {
-    PortData<decltype(V::seed_i)> bv;
-    for (int i = 0; i < 4; ++i) {
-      bv.set_word(2 * i, static_cast<std::uint32_t>(rng.state(i)));
-      bv.set_word(2 * i + 1, static_cast<std::uint32_t>(rng.state(i) >> 32));
-    }
-    seed_i_.write(bv);
-  }
+  void seed(const Rng& rng) { put_seed(seed_i_, rng); }
   void drive(bool check, const WideKey& key, std::uint32_t port_count) {
     req_op_i_.write(check);
     put_key(req_key_i_, key);

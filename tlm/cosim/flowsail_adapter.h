@@ -5,7 +5,7 @@
 // core's clock/reset/handshake pins and
 //
 //     Pins(const std::string& owner, const FlowsailPoint& point);  // builds the model
-//     void seed(const std::uint64_t state[4]);  // seed_i = a generator's state (no evaluation)
+//     void seed(const Rng& rng);                // seed_i = the generator's state (no evaluation)
 //     void drive(const FlowsailRequest& r);     // the request fields
 //     FlowsailResponse response() const;        // the response fields
 #pragma once
@@ -74,9 +74,7 @@ class RtlFlowsail final : public FlowsailIf {
               const char* impl)
       : record_(config, rng), rng_(rng), point_(point),
         hs_(std::make_unique<Pins>(owner, point), owner, "flowsail", point.name, impl) {
-    std::uint64_t s[4];
-    state(s);
-    hs_.pins().seed(s);
+    hs_.pins().seed(rng_);
     hs_.reset(4);
   }
   RtlFlowsail(const RtlFlowsail&) = delete;
@@ -94,9 +92,7 @@ class RtlFlowsail final : public FlowsailIf {
       r.q_high = q_high_ = c.q_high;
       thr_loaded_ = true;
     }
-    std::uint64_t s[4];
-    state(s);
-    hs_.pins().seed(s);
+    hs_.pins().seed(rng_);
     r.seed_load = true;
     const FlowsailResponse got = run("enqueue", r);
     const FlowsailEnqueue want = record_.enqueue(fid, bytes);
@@ -175,9 +171,6 @@ class RtlFlowsail final : public FlowsailIf {
   const FlowsailConfig& config() const override { return record_.config(); }
 
  private:
-  void state(std::uint64_t s[4]) const {
-    for (int i = 0; i < 4; ++i) s[i] = rng_.state(i);
-  }
   FlowsailResponse run(const char* op, const FlowsailRequest& r) {
     Pins& d = hs_.pins();
     d.drive(r);

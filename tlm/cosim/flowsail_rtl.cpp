@@ -21,13 +21,7 @@ template <class V>
 class FlowsailCppPins : public CppCore<V> {
  public:
   FlowsailCppPins(const std::string& owner, const FlowsailPoint&) : CppCore<V>(owner) {}
-  void seed(const std::uint64_t s[4]) {
-    V& d = this->dut();
-    for (int i = 0; i < 4; ++i) {
-      d.seed_i[2 * i] = static_cast<std::uint32_t>(s[i]);
-      d.seed_i[2 * i + 1] = static_cast<std::uint32_t>(s[i] >> 32);
-    }
-  }
+  void seed(const Rng& rng) { put_seed(this->dut().seed_i, rng); }
   void drive(const FlowsailRequest& r) {
     V& d = this->dut();
     d.req_op_i = r.op;

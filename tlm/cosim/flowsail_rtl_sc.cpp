@@ -51,14 +51,7 @@ class FlowsailScPins : public ScCore<V> {
     this->seal();
   }
   ~FlowsailScPins() { this->destroy(); }  // the model goes before the wires its ports are bound to
-  void seed(const std::uint64_t s[4]) {
-    PortData<decltype(V::seed_i)> bv;
-    for (int i = 0; i < 4; ++i) {
-      bv.set_word(2 * i, static_cast<std::uint32_t>(s[i]));
-      bv.set_word(2 * i + 1, static_cast<std::uint32_t>(s[i] >> 32));
-    }
-    seed_i_.write(bv);
-  }
+  void seed(const Rng& rng) { put_seed(seed_i_, rng); }
   void drive(const FlowsailRequest& r) {
     put(req_op_i_, r.op);
     put(req_fid_i_, r.fid);

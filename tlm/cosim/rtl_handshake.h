@@ -35,6 +35,7 @@
 
 #include "tlm/blocks/hash.h"
 #include "tlm/common/error.h"
+#include "tlm/common/rng.h"
 #include "tlm/cosim/waves.h"
 
 namespace netasic::cosim {
@@ -43,6 +44,12 @@ namespace netasic::cosim {
 inline std::uint32_t key_word(const WideKey& k, unsigned i) {
   const unsigned at = i * 32;
   return at < 64 ? static_cast<std::uint32_t>(k.lo >> at) : static_cast<std::uint32_t>(k.hi >> (at - 64));
+}
+
+// A random generator's 256-bit state as 32-bit words, least significant first (a seed_i port: the RTL's
+// xoshiro256** starts from the same state as the model's stream).
+inline std::uint32_t seed_word(const Rng& rng, unsigned i) {
+  return static_cast<std::uint32_t>(rng.state(static_cast<int>(i / 2)) >> (32 * (i % 2)));
 }
 
 // The latency trace shared by every co-simulated block of the process: one CSV line per operation.

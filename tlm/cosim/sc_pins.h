@@ -95,6 +95,14 @@ void put_key(ImmediateWire<T>& w, const WideKey& k) {
   }
 }
 
+// A 256-bit seed (an sc_bv of 8 words): the generator's state.
+template <class T>
+void put_seed(ImmediateWire<T>& w, const Rng& rng) {
+  T bv;
+  for (int i = 0; i < 8; ++i) bv.set_word(i, seed_word(rng, static_cast<unsigned>(i)));
+  w.write(bv);
+}
+
 // The SystemC-output model of `block` can only be created while SystemC elaborates.
 inline void check_elaborating(const std::string& name) {
   const sc_core::sc_status status = sc_core::sc_get_status();
