@@ -30,6 +30,7 @@ Nic::Nic(const sc_core::sc_module_name& name, Fabric& fabric, const NicConfig& c
       c.entries = fc->nic_cache_entries;
       fgfc_cache_ = std::make_unique<FgfcCache>(c);
       class_paused_until_.assign(8, 0);
+      class_fallbacks_.assign(8, {});
     }
   }
   if (config_.telemetry) {

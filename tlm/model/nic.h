@@ -195,6 +195,9 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
   void fgfc_expire(Flow& f);
   bool may_send(Flow& f, std::uint32_t payload);  // FGFC pause / credit, NIC-only drain and hold
   void hold(Flow& f, FlowHold why);  // the source holds the flow from now (FGFC, class fallback, drain)
+  // The flow `flow_id` of class `tclass` is no longer paused (XON): it stops holding its class, which stays
+  // paused only while another flow that fell back to it is still paused.
+  void end_class_fallback(unsigned tclass, std::uint32_t flow_id, std::uint64_t now);
   void resume(Flow& f, bool timeout);
   void nic_flowcut_send(Flow& f, Packet* p);
   void nic_flowcut_ack(Flow& f, const Packet* ack);
@@ -224,6 +227,13 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
   // Flowcut: the FGFC paused-flow cache (switch variants), or the engine (NIC-only variant).
   std::unique_ptr<FgfcCache> fgfc_cache_;
   std::vector<std::uint64_t> class_paused_until_;  // per traffic class, microseconds (cache fallback)
+  // Per traffic class: the flows whose XOFF found the cache full, each with the end of its period. The class
+  // is paused until the last of them is resumed (XON) or its period ends.
+  struct ClassFallback {
+    std::uint32_t flow_id;
+    std::uint64_t until;
+  };
+  std::vector<std::vector<ClassFallback>> class_fallbacks_;
   std::array<bool, 8> pfc_paused_{};  // per traffic class: PFC PAUSE received, no RESUME yet
   std::unique_ptr<FlowcutEngine> flowcut_;
   Rng rng_;

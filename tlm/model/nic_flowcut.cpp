@@ -32,25 +32,45 @@ void Nic::receive_fgfc(Packet* p) {
         if (f.paused_since == kNever) hold(f, FlowHold::fgfc_pause);
         fabric_.schedule((now + frame.period) * kPsPerUs + 1, this, kFgfcExpire, f.id);
         break;
-      case FgfcApplyStatus::fall_back_to_class_pause:
-        // No room to pause this flow alone: the whole class stops, as a NIC without FGFC would under PFC.
+      case FgfcApplyStatus::fall_back_to_class_pause: {
+        // No room to pause this flow alone: the whole class stops, as a NIC without FGFC would under PFC,
+        // until this flow and every other flow that fell back is resumed or its period ends.
         ++counters_.fgfc_class_fallbacks;
-        class_paused_until_[f.tclass] = std::max(class_paused_until_[f.tclass], now + frame.period);
+        auto& fallbacks = class_fallbacks_[f.tclass];
+        auto it = std::find_if(fallbacks.begin(), fallbacks.end(),
+                               [&](const ClassFallback& c) { return c.flow_id == frame.flow_id; });
+        if (it == fallbacks.end()) it = fallbacks.insert(fallbacks.end(), ClassFallback{frame.flow_id, 0});
+        it->until = now + frame.period;
+        class_paused_until_[f.tclass] = std::max(class_paused_until_[f.tclass], it->until);
         if (f.paused_since == kNever) hold(f, FlowHold::class_pause);
         fabric_.schedule((now + frame.period) * kPsPerUs + 1, this, kFgfcExpire, f.id);
         break;
+      }
       case FgfcApplyStatus::resumed:
+        end_class_fallback(f.tclass, frame.flow_id, now);
         resume(f, false);
         break;
       case FgfcApplyStatus::xon_unknown_flow:
-        // The flow was paused through its class (cache full), or its pause already expired.
-        if (class_paused_until_[f.tclass] > now) class_paused_until_[f.tclass] = now;
+        // The flow was paused through its class (cache full), or its pause already expired. An XON of a
+        // flow that did not fall back leaves the class as it is.
+        end_class_fallback(f.tclass, frame.flow_id, now);
         if (f.paused_since != kNever) resume(f, false);
         break;
     }
   }
   fabric_.pool().put(p);
   try_send();
+}
+
+void Nic::end_class_fallback(unsigned tclass, std::uint32_t flow_id, std::uint64_t now) {
+  auto& fallbacks = class_fallbacks_[tclass];
+  if (fallbacks.empty()) return;
+  fallbacks.erase(std::remove_if(fallbacks.begin(), fallbacks.end(),
+                                 [&](const ClassFallback& c) { return c.flow_id == flow_id || c.until <= now; }),
+                  fallbacks.end());
+  std::uint64_t until = 0;
+  for (const auto& c : fallbacks) until = std::max(until, c.until);
+  class_paused_until_[tclass] = until;
 }
 
 void Nic::hold(Flow& f, FlowHold why) {

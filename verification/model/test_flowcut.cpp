@@ -309,5 +309,30 @@ TEST(FlowcutNicOnly, EveryFlowcutDrawsANewPort) {
             fc["flowcuts"].get<std::uint64_t>() - sim->summary()["flows"]["count"].get<std::uint64_t>());
 }
 
+// A source NIC whose paused-flow cache is full pauses the flow's whole traffic class instead (the paper's
+// fallback: a NIC that cannot follow FGFC for a flow is paused like under PFC). The class must stay paused
+// until every flow that fell back is resumed by its own XON or its period ends; an XON of any other flow
+// leaves it paused. With a pause period far longer than the run no period ends, so no source may resume
+// a flow on period expiry: a class lifted by another flow's XON lets the flows that fell back send before
+// their XON, which this counts.
+void expect_class_pause_held_until_its_flows_resume(const std::string& variant) {
+  auto sim = run(loaded({"workload.type=all_to_all", "workload.size_bytes=262144", "routing.policy=flowcut",
+                         "flowcut.variant=" + variant, "flowcut.nic_cache_entries=1",
+                         "flowcut.pause_period_us=60000"}));
+  expect_in_order(*sim);
+  const auto j = sim->summary();
+  ASSERT_LT(j["sim_time_ns"].get<double>(), 60000e3);  // no pause period can end within the run
+  const auto fgfc = j["flowcut"]["fgfc_frames"];
+  EXPECT_GT(fgfc["class_pause_fallbacks"].get<std::uint64_t>(), 100u);
+  EXPECT_EQ(fgfc["resumed_on_period_expiry"].get<std::uint64_t>(), 0u);
+}
+
+TEST(FlowcutNicCache, IngressOnlyClassPauseEndsWithTheXonOfEveryFlowThatFellBack) {
+  expect_class_pause_held_until_its_flows_resume("ingress_only");
+}
+TEST(FlowcutNicCache, FullSwitchClassPauseEndsWithTheXonOfEveryFlowThatFellBack) {
+  expect_class_pause_held_until_its_flows_resume("full_switch");
+}
+
 }  // namespace
 }  // namespace netasic
