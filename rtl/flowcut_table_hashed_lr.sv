@@ -334,6 +334,35 @@ module flowcut_table_hashed_lr #(
   // The in_port bits of a non-full-switch word are always 0 and not stored.
   wire unused_hashed_lr = ^{crc[31:SET_W], unit_dec & unit_inc, unit_entry[EW-1:SW-1]};
 
+`ifdef FORMAL
+  // Hazard freedom, proven with Yosys sat -tempinduct (verification/formal/; read_verilog -formal defines
+  // FORMAL), every input free. For one arbitrary entry f_idx (anyconst) and f_word, the last word stage 2
+  // wrote to it (0 from reset: the clear): the RAM holds f_word once the clear has passed its row, and the
+  // word stage 2 works on for that entry (the row read one cycle earlier, with the bypass register applied)
+  // is f_word, whatever the operations in flight, stalls included. So every operation sees the entry as
+  // all earlier operations left it, which is the model's sequential order.
+  (* anyconst *) reg [IDX_W-1:0] f_idx;
+  reg  [SW-1:0]    f_word;
+  wire [SET_W-1:0] f_set = f_idx[IDX_W-1:WAY_W];
+  wire [WAY_W-1:0] f_way = f_idx[WAY_W-1:0];
+  wire [Ways*SW-1:0] f_row = ram[f_set];
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) f_word <= {SW{1'b0}};
+    else if (st2_write && {set2_q, wr_way} == f_idx) f_word <= unit_entry[SW-1:0];
+  end
+  always @* begin
+    if (init_q) begin
+      assert(init_row_q < SETS[SET_W:0]);
+      assert(!v1_q && !v2_q && !v3_q);
+      assert(f_word == {SW{1'b0}});
+    end else begin
+      assert(init_row_q == SETS[SET_W:0]);
+    end
+    if (!init_q || {1'b0, f_set} < init_row_q) assert(f_row[f_way*SW +: SW] == f_word);
+    if (v2_q && set2_q == f_set) assert(way_word[f_way][SW-1:0] == f_word);
+  end
+`endif
+
   // Parameter checks at elaboration: an illegal value instantiates a module that does not exist and
   // whose name states the rule, so Verilator and Yosys both stop and name it.
   generate
