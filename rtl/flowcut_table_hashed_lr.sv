@@ -456,7 +456,7 @@ module flowcut_table_hashed_lr #(
       v2_q && unit_use_free |-> !sva_way_valid[wr_way])
     else $error("flowcut_table_hashed_lr: insert over a valid way");
   a_rd_valid: assert property (@(posedge clk_i) disable iff (!sva_on_q) v2_q |-> sva_rd_ok)
-    else $error("flowcut_table_hashed_lr: way with a valid bit not the last written (bypass missed or RAM clear incomplete?)");
+    else $error("flowcut_table_hashed_lr: valid bit not the last written (bypass missed? RAM clear incomplete?)");
 
   // Functional coverage: the compact block's points, plus the pipeline's: three requests in flight, the
   // bypass used (back-to-back operations on one set), the bypassed way being the one addressed (the entry

@@ -245,7 +245,8 @@ void run_point(const Point& p, std::uint64_t seed, int requests, double go, doub
     Request r = random_request();
     if (stim == Stim::same_set && rng.below(2) == 0) {
       // Index operations on the entries of the pool's sets.
-      r.index = set_of(Request{kLookup, pool[rng.below(pool.size())]}) * p.ways + static_cast<std::uint32_t>(rng.below(p.ways));
+      const auto set = set_of(Request{kLookup, pool[rng.below(pool.size())]});
+      r.index = set * p.ways + static_cast<std::uint32_t>(rng.below(p.ways));
     }
     if (stim == Stim::chain && !in_flight.empty() && rng.below(10) < 7) {
       const Expect& last = in_flight.back();
