@@ -62,6 +62,9 @@ BLOCKS = {
     "flowcut_table_cam": ("flowcut_table_cam", ["flowcut_table_cam.sv", "flowcut_op_unit.sv"]),
     "flowcut_table_hashed": ("flowcut_table_hashed", ["flowcut_table_hashed.sv", "flowcut_op_unit.sv",
                                                        "crc32_key.sv"]),
+    # The line-rate (pipelined) hashed Flowcut table, same ports as flowcut_table_hashed.
+    "flowcut_table_hashed_lr": ("flowcut_table_hashed_lr", ["flowcut_table_hashed_lr.sv", "flowcut_op_unit.sv",
+                                                             "crc32_key.sv"]),
     "flowlet_table": ("flowlet_table", ["flowlet_table.sv", "crc32_key.sv", "xoshiro256ss.sv"]),
     "fgfc_generator": ("fgfc_generator", ["fgfc_generator.sv"]),
     "flowsail": ("flowsail", ["flowsail.sv", "crc32_key.sv", "xoshiro256ss.sv"]),

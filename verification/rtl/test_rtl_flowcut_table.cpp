@@ -1,8 +1,11 @@
-// Flowcut table RTL (both implementations) against netasic::FlowcutTable: constrained-random operations
-// from a small key pool (so tables fill, sets overflow and 4-bit in-flight counters saturate), random
-// request idle cycles and response back-pressure, every response and its arrival cycle compared.
+// Flowcut table RTL (both implementations, and the line-rate hashed table) against netasic::FlowcutTable:
+// constrained-random operations from a small key pool (so tables fill, sets overflow and 4-bit in-flight
+// counters saturate), random request idle cycles and response back-pressure, every response and its
+// arrival cycle compared. The line-rate table takes a request every cycle with up to 3 in flight; its
+// runs add streams on one or two sets and chains of operations on the entry the previous one modified.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <deque>
 #include <vector>
 
@@ -10,6 +13,8 @@
 #include "Vfc_cam16.h"
 #include "Vfc_hash4.h"
 #include "Vfc_hash64.h"
+#include "Vfc_hlr4.h"
+#include "Vfc_hlr64.h"
 #include "rtl_harness.h"
 #include "tlm/blocks/flowcut_table.h"
 
@@ -33,7 +38,13 @@ struct Point {
   unsigned key_bits;
   unsigned inflight_bits;
   bool full_switch;
+  bool line_rate = false;  // flowcut_table_hashed_lr: one request per cycle unless a response is held
 };
+
+// Stimulus: random over the whole key pool; keys of two sets only (index operations on their entries);
+// or chains, where most requests address the entry the request before them addressed (same key, or its
+// index), which the line-rate table still holds in flight.
+enum class Stim { random, same_set, chain };
 
 struct Request {
   Op op;
@@ -148,8 +159,15 @@ struct Coverage {
   std::uint64_t deleted = 0;
 };
 
+struct PipeStats {
+  std::uint64_t same_set_b2b = 0;    // accepted in consecutive cycles, same set
+  std::uint64_t same_entry_b2b = 0;  // same, and addressing the entry the first one addressed
+  std::uint64_t max_in_flight = 0;
+};
+
 template <class V>
-void run_point(const Point& p, std::uint64_t seed, int requests, double go, double ready, Coverage& cov) {
+void run_point(const Point& p, std::uint64_t seed, int requests, double go, double ready, Coverage& cov,
+               Stim stim = Stim::random, PipeStats* pipe = nullptr) {
   FlowcutTableConfig cfg;
   cfg.entries = p.entries;
   cfg.organization = p.hashed ? FlowcutOrganization::set_associative : FlowcutOrganization::fully_associative;
@@ -168,18 +186,30 @@ void run_point(const Point& p, std::uint64_t seed, int requests, double go, doub
   Rng rng(seed, 5);
 
   // Key pool twice the table size: inserts hit, miss, fill the table and overflow sets.
+  auto random_key = [&]() {
+    if (p.key_bits == 32) return WideKey::from_id(static_cast<std::uint32_t>(rng.next()));
+    FlowKey k;
+    k.src_addr = static_cast<std::uint32_t>(rng.next());
+    k.dst_addr = static_cast<std::uint32_t>(rng.next());
+    k.src_port = static_cast<std::uint16_t>(rng.next());
+    k.dst_port = 4791;
+    return WideKey::from_flow(k);
+  };
   std::vector<WideKey> pool;
-  for (std::uint32_t i = 0; i < p.entries * 2; ++i) {
-    if (p.key_bits == 32) {
-      pool.push_back(WideKey::from_id(static_cast<std::uint32_t>(rng.next())));
-    } else {
-      FlowKey k;
-      k.src_addr = static_cast<std::uint32_t>(rng.next());
-      k.dst_addr = static_cast<std::uint32_t>(rng.next());
-      k.src_port = static_cast<std::uint16_t>(rng.next());
-      k.dst_port = 4791;
-      pool.push_back(WideKey::from_flow(k));
+  for (std::uint32_t i = 0; i < p.entries * 2; ++i) pool.push_back(random_key());
+  if (stim == Stim::same_set) {
+    // Keys of the first two sets only: 4 x ways of them, so both sets fill and overflow.
+    const std::uint32_t s0 = model.set_of(pool[0]);
+    std::uint32_t s1 = s0;
+    std::vector<WideKey> narrow;
+    for (std::uint64_t n = 0; narrow.size() < 4u * p.ways && n < 100000; ++n) {
+      const WideKey k = random_key();
+      const std::uint32_t s = model.set_of(k);
+      if (s1 == s0 && s != s0) s1 = s;
+      if (s == s0 || s == s1) narrow.push_back(k);
     }
+    ASSERT_EQ(narrow.size(), 4u * p.ways);
+    pool = narrow;
   }
   const std::uint32_t inflight_max = (1u << p.inflight_bits) - 1;
   auto random_bytes = [&]() -> std::uint32_t {
@@ -205,6 +235,30 @@ void run_point(const Point& p, std::uint64_t seed, int requests, double go, doub
     r.drain = rng.below(2) == 1;
     return r;
   };
+  // The set and entry a request addresses (entry known for index operations, and for key operations
+  // once the model has answered them).
+  auto is_index_op = [](Op op) { return op == kAdd || op == kRead || op == kWrite; };
+  auto set_of = [&](const Request& r) {
+    return is_index_op(r.op) ? r.index / p.ways : model.set_of(r.key);
+  };
+  auto next_request = [&](const std::deque<Expect>& in_flight) {
+    Request r = random_request();
+    if (stim == Stim::same_set && rng.below(2) == 0) {
+      // Index operations on the entries of the pool's sets.
+      const auto set = set_of(Request{kLookup, pool[rng.below(pool.size())]});
+      r.index = set * p.ways + static_cast<std::uint32_t>(rng.below(p.ways));
+    }
+    if (stim == Stim::chain && !in_flight.empty() && rng.below(10) < 7) {
+      const Expect& last = in_flight.back();
+      r.key = last.req.key;
+      if (is_index_op(last.req.op)) {
+        r.index = last.req.index;
+      } else if (last.check_index) {
+        r.index = last.index;
+      }
+    }
+    return r;
+  };
 
   sim.reset();
   d.req_valid_i = 0;
@@ -213,10 +267,15 @@ void run_point(const Point& p, std::uint64_t seed, int requests, double go, doub
   bool holding = false, rsp_seen = false;
   Request cur{};
   int issued = 0, answered = 0;
+  // Cycles a response was held (valid, not taken): each stalls the line-rate pipeline by one cycle.
+  std::uint64_t stalls = 0;
+  std::deque<std::uint64_t> stalls_at_accept;
+  bool have_prev = false;
+  std::uint64_t prev_cycle = 0, prev_set = 0, prev_entry = ~0ull;
   const std::uint64_t limit = static_cast<std::uint64_t>(requests) * 200 + p.entries * 4 + 1000;
   while (answered < requests) {
     if (!holding && issued < requests && pace.start()) {
-      cur = random_request();
+      cur = next_request(expected);
       holding = true;
     }
     d.req_valid_i = holding;
@@ -241,9 +300,12 @@ void run_point(const Point& p, std::uint64_t seed, int requests, double go, doub
       if (!rsp_seen) {
         rsp_seen = true;
         const unsigned lat = p.hashed ? 3 : 2;
-        ASSERT_TRUE(trace.record(kOpName[e.req.op], e.accept_cycle, sim.cycle(), lat))
-            << "latency " << sim.cycle() - e.accept_cycle << " != model " << lat << ": " << describe(e, g)
-            << sim.vcd_hint();
+        // Less the cycles the pipeline stood still behind a held response (none for the one-request
+        // blocks: their previous response was taken before this request was accepted).
+        const std::uint64_t stalled = stalls - stalls_at_accept.front();
+        ASSERT_TRUE(trace.record(kOpName[e.req.op], e.accept_cycle, sim.cycle() - stalled, lat))
+            << "latency " << sim.cycle() - e.accept_cycle << " (" << stalled << " stalled) != model " << lat
+            << ": " << describe(e, g) << sim.vcd_hint();
       }
       ASSERT_EQ(g.status, e.status) << describe(e, g) << sim.vcd_hint();
       if (e.check_index) {
@@ -270,12 +332,32 @@ void run_point(const Point& p, std::uint64_t seed, int requests, double go, doub
         ++cov.status[e.status * 8 + e.req.op];
         cov.deleted += e.deleted;
         expected.pop_front();
+        stalls_at_accept.pop_front();
         rsp_seen = false;
         ++answered;
       }
     }
+    if (p.line_rate && issued > 0) {
+      // After the RAM clear a request is refused only while a response is held.
+      ASSERT_EQ(d.req_ready_o != 0, !(d.rsp_valid_o && !d.rsp_ready_i))
+          << "line-rate table refused a request without back-pressure" << sim.vcd_hint();
+    }
+    if (d.rsp_valid_o && !d.rsp_ready_i) ++stalls;
     if (holding && d.req_ready_o) {
+      const std::uint64_t set = set_of(cur);
       expected.push_back(model_answer(model, cur, sim.cycle()));
+      const Expect& e = expected.back();
+      const std::uint64_t entry = is_index_op(cur.op) ? cur.index : e.check_index ? e.index : ~0ull;
+      if (pipe && have_prev && prev_cycle + 1 == sim.cycle() && prev_set == set) {
+        ++pipe->same_set_b2b;
+        if (entry != ~0ull && entry == prev_entry) ++pipe->same_entry_b2b;
+      }
+      have_prev = true;
+      prev_cycle = sim.cycle();
+      prev_set = set;
+      prev_entry = entry;
+      if (pipe) pipe->max_in_flight = std::max<std::uint64_t>(pipe->max_in_flight, expected.size());
+      stalls_at_accept.push_back(stalls);
       holding = false;
       ++issued;
     }
@@ -340,6 +422,51 @@ TEST(RtlFlowcutTable, Hashed64Ways4FiveTupleNicOnly) {
   run_point<Vfc_hash64>(p, 5, 12000, 0.8, 0.7, c);
   EXPECT_GT(count(c, kSetFull, kInsert), 0u);
   EXPECT_GT(count(c, kOk, kAck), 0u);
+}
+
+// ---- Line-rate hashed table (flowcut_table_hashed_lr): the same model comparison with a request every
+// cycle, up to 3 in flight. Same points as the compact hashed table (hash4, hash64). ----
+void expect_pipelined(const PipeStats& s) {
+  EXPECT_GT(s.same_set_b2b, 0u);    // the bypass was exercised
+  EXPECT_GT(s.same_entry_b2b, 0u);  // ... on the entry the request ahead modified
+  EXPECT_EQ(s.max_in_flight, 3u);   // the pipeline was full
+}
+TEST(RtlFlowcutTable, HashedLr4FullRateChains) {
+  const Point p{"hlr4_chain", true, 4, 2, 32, 4, true, true};
+  Coverage c;
+  PipeStats s;
+  run_point<Vfc_hlr4>(p, 6, 6000, 1.0, 1.0, c, Stim::chain, &s);
+  expect_corners(c, true);
+  expect_pipelined(s);
+}
+TEST(RtlFlowcutTable, HashedLr4Backpressure) {
+  const Point p{"hlr4", true, 4, 2, 32, 4, true, true};
+  Coverage c;
+  PipeStats s;
+  run_point<Vfc_hlr4>(p, 7, 6000, 0.9, 0.6, c, Stim::random, &s);
+  expect_corners(c, true);
+  expect_pipelined(s);
+}
+TEST(RtlFlowcutTable, HashedLr64SameSetFullRate) {
+  const Point p{"hlr64_same_set", true, 64, 4, 104, 24, false, true};
+  Coverage c;
+  PipeStats s;
+  run_point<Vfc_hlr64>(p, 8, 12000, 1.0, 1.0, c, Stim::same_set, &s);
+  EXPECT_GT(count(c, kSetFull, kInsert), 0u);
+  EXPECT_GT(count(c, kOk, kAck), 0u);
+  EXPECT_GT(count(c, kOk, kRead), 0u);
+  EXPECT_GT(count(c, kOk, kWrite), 0u);
+  EXPECT_GT(c.deleted, 0u);
+  expect_pipelined(s);
+}
+TEST(RtlFlowcutTable, HashedLr64ChainsBackpressure) {
+  const Point p{"hlr64_chain", true, 64, 4, 104, 24, false, true};
+  Coverage c;
+  PipeStats s;
+  run_point<Vfc_hlr64>(p, 9, 12000, 0.95, 0.8, c, Stim::chain, &s);
+  EXPECT_GT(count(c, kSetFull, kInsert), 0u);
+  EXPECT_GT(count(c, kOk, kAck), 0u);
+  expect_pipelined(s);
 }
 
 }  // namespace
