@@ -110,15 +110,19 @@ module flowcut_table_cam #(
   end
 
   // Entry storage: one register per entry (a generate loop, so every access below uses constant
-  // indices: per-entry write enables and an AND-OR read mux, no variable shifts over the whole array).
-  // Valid bits have a reset, the rest does not (written before it is read).
+  // indices: per-entry write enables, per-entry compares and an AND-OR read mux, no variable shifts over
+  // the whole array). Each entry compares its own key and masks its own data onto the read mux, so no
+  // signal concatenates all entries (a simulator would rebuild that wide vector, Entries x entry bits, on
+  // every evaluation). Valid bits have a reset, the rest does not (written before it is read).
   localparam integer DW = EW - 1;
   wire [Entries-1:0]    valid;
-  wire [Entries*DW-1:0] data;
+  wire [Entries-1:0]    match;
+  wire [DW-1:0]         rd_data [Entries];  // per entry: its data when the read address selects it, else 0
   wire                  exec = state_q == ST_EXEC;
   wire                  write_en;
   wire [IDX_W-1:0]      wr_idx;
   wire [EW-1:0]         wr_entry;
+  wire [IDX_W-1:0]      addr;
   genvar g;
   generate
     for (g = 0; g < Entries; g = g + 1) begin : g_entry
@@ -133,12 +137,12 @@ module flowcut_table_cam #(
         if (we) data_q <= wr_entry[EW-1:1];
       end
       assign valid[g] = valid_q;
-      assign data[g*DW +: DW] = data_q;
+      assign match[g] = valid_q && data_q[KeyWidth-1:0] == key_q;
+      assign rd_data[g] = addr == g[IDX_W-1:0] ? data_q : {DW{1'b0}};
     end
   endgenerate
 
-  // Parallel compare and priority encoders (lowest index wins).
-  reg [Entries-1:0] match;
+  // Priority encoders (lowest index wins).
   reg               hit, has_free;
   reg [IDX_W-1:0]   hit_idx, free_idx;
   integer e;
@@ -147,8 +151,6 @@ module flowcut_table_cam #(
     has_free = 1'b0;
     hit_idx = {IDX_W{1'b0}};
     free_idx = {IDX_W{1'b0}};
-    for (e = 0; e < Entries; e = e + 1)
-      match[e] = valid[e] && data[e*DW +: KeyWidth] == key_q;
     for (e = Entries - 1; e >= 0; e = e - 1) begin
       if (match[e]) begin
         hit = 1'b1;
@@ -161,15 +163,15 @@ module flowcut_table_cam #(
     end
   end
 
-  wire             is_index_op = op_q == FC_OP_ADD || op_q == FC_OP_READ || op_q == FC_OP_WRITE;
-  wire [IDX_W-1:0] addr = is_index_op ? index_q : hit_idx;
+  wire is_index_op = op_q == FC_OP_ADD || op_q == FC_OP_READ || op_q == FC_OP_WRITE;
+  assign addr = is_index_op ? index_q : hit_idx;
   // AND-OR read mux; an index beyond Entries selects nothing and reads as a free entry.
-  reg [EW-1:0] entry;
+  reg [DW-1:0] entry_data;
   always @* begin
-    entry = {EW{1'b0}};
-    for (e = 0; e < Entries; e = e + 1)
-      if (addr == e[IDX_W-1:0]) entry = entry | {data[e*DW +: DW], valid[e]};
+    entry_data = {DW{1'b0}};
+    for (e = 0; e < Entries; e = e + 1) entry_data = entry_data | rd_data[e];
   end
+  wire [EW-1:0] entry = {entry_data, |(valid & (Entries'(1) << addr))};
 
   wire                     unit_write, unit_use_free, unit_deleted, unit_inc, unit_dec;
   wire [EW-1:0]            unit_entry;
@@ -301,13 +303,16 @@ module flowcut_table_cam #(
     else $error("flowcut_table_cam: in-flight counter wrapped on ACK");
   a_insert_free: assert property (@(posedge clk_i) disable iff (!sva_on_q) write_en && unit_use_free |-> !valid[wr_idx])
     else $error("flowcut_table_cam: insert over a valid entry");
+  wire [KeyWidth-1:0] sva_key [Entries];
+  for (genvar k = 0; k < Entries; k = k + 1) begin : g_sva_key
+    assign sva_key[k] = g_entry[k].data_q[KeyWidth-1:0];
+  end
   integer sva_a, sva_b;
   always @(posedge clk_i) begin
     if (sva_on_q) begin
       for (sva_a = 0; sva_a < Entries; sva_a = sva_a + 1)
         for (sva_b = sva_a + 1; sva_b < Entries; sva_b = sva_b + 1)
-          a_key_unique: assert (!(valid[sva_a] && valid[sva_b]
-                                  && data[sva_a*DW +: KeyWidth] == data[sva_b*DW +: KeyWidth]))
+          a_key_unique: assert (!(valid[sva_a] && valid[sva_b] && sva_key[sva_a] == sva_key[sva_b]))
             else $error("flowcut_table_cam: entries %0d and %0d hold the same key", sva_a, sva_b);
     end
   end
