@@ -266,15 +266,17 @@ inline std::string describe(const FgfcPoint& p) {
 inline std::unique_ptr<FgfcGeneratorIf> make_fgfc_from_points(const std::vector<FgfcPointEntry>& points,
                                                               const char* impl, const FgfcGeneratorConfig& config,
                                                               const std::string& owner) {
-  for (const auto& p : points)
-    if (p.info.slots == config.slots && p.info.gap == config.gap && config.request_latency == 1)
-      return p.make(config, owner, p.info);
-  std::ostringstream s;
-  s << "switch.fgfc_generator.impl = " << impl << " (" << owner << "): no Verilated FGFC generator with "
-    << config.slots << " slots and a gap of " << config.gap
-    << " cycles (flowcut.fgfc_gap_cycles). Available points (add one to tlm/cosim/CMakeLists.txt):";
-  for (const auto& p : points) s << "\n  " << describe(p.info);
-  throw InputError(s.str());
+  const auto fits = [&](const FgfcPoint& i) {
+    return i.slots == config.slots && i.gap == config.gap && config.request_latency == 1;
+  };
+  const auto unmatched = [&] {
+    std::ostringstream s;
+    s << "switch.fgfc_generator.impl = " << impl << " (" << owner << "): no Verilated FGFC generator with "
+      << config.slots << " slots and a gap of " << config.gap << " cycles (flowcut.fgfc_gap_cycles).";
+    return s.str();
+  };
+  const FgfcPointEntry& p = find_point(points, fits, unmatched);
+  return p.make(config, owner, p.info);
 }
 
 }  // namespace netasic::cosim

@@ -271,22 +271,22 @@ inline std::unique_ptr<FlowcutTableIf> make_from_points(const std::vector<Point>
                                                         const FlowcutTableConfig& config, const std::string& owner) {
   const bool hashed = config.organization == FlowcutOrganization::set_associative;
   const bool full = config.variant == FlowcutVariant::full_switch;
-  for (const auto& p : points) {
-    const PointInfo& i = p.info;
-    if (i.hashed == hashed && i.entries == config.entries && (!hashed || i.ways == config.ways) &&
-        i.full_switch == full && i.key_bits == config.key_bits && config.port_bits == kPortBits &&
-        config.inflight_bits == kInflightBits)
-      return p.make(config, owner, i);
-  }
-  std::ostringstream s;
-  s << "switch.flowcut_table.impl = " << impl << ": no Verilated Flowcut table for flowcut.table.entries = "
-    << config.entries << ", flowcut.table.organization = " << (hashed ? "hashed" : "cam")
-    << ", flowcut.table.ways = " << config.ways << (hashed ? "" : " (hashed only)")
-    << ", flowcut.variant = " << variant_name(config.variant) << " (key " << config.key_bits << " / port "
-    << config.port_bits << " / in-flight " << config.inflight_bits
-    << " bits). Available points (port 8, in-flight 24 bits; add one to tlm/cosim/CMakeLists.txt):";
-  for (const auto& p : points) s << "\n  " << describe(p.info);
-  throw InputError(s.str());
+  const auto fits = [&](const PointInfo& i) {
+    return i.hashed == hashed && i.entries == config.entries && (!hashed || i.ways == config.ways) &&
+           i.full_switch == full && i.key_bits == config.key_bits && config.port_bits == kPortBits &&
+           config.inflight_bits == kInflightBits;
+  };
+  const auto unmatched = [&] {
+    std::ostringstream s;
+    s << "switch.flowcut_table.impl = " << impl << ": no Verilated Flowcut table for flowcut.table.entries = "
+      << config.entries << ", flowcut.table.organization = " << (hashed ? "hashed" : "cam")
+      << ", flowcut.table.ways = " << config.ways << (hashed ? "" : " (hashed only)")
+      << ", flowcut.variant = " << variant_name(config.variant) << " (key " << config.key_bits << " / port "
+      << config.port_bits << " / in-flight " << config.inflight_bits << " bits).";
+    return s.str();
+  };
+  const Point& p = find_point(points, fits, unmatched, "port 8, in-flight 24 bits; ");
+  return p.make(config, owner, p.info);
 }
 
 }  // namespace netasic::cosim

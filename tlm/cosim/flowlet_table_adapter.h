@@ -178,15 +178,17 @@ inline std::string describe(const FlowletPoint& p) {
 inline std::unique_ptr<FlowletTableIf> make_flowlet_from_points(const std::vector<FlowletPointEntry>& points,
                                                                 const char* impl, const FlowletTableConfig& config,
                                                                 const std::string& owner) {
-  for (const auto& p : points)
-    if (p.info.entries == config.entries && config.key_bits == kFlowletKeyBits && config.port_bits == kFlowletPortBits)
-      return p.make(config, owner, p.info);
-  std::ostringstream s;
-  s << "switch.flowlet_table.impl = " << impl << ": no Verilated flowlet table for letflow.entries = " << config.entries
-    << " (key " << config.key_bits << " / port " << config.port_bits
-    << " bits). Available points (add one to tlm/cosim/CMakeLists.txt):";
-  for (const auto& p : points) s << "\n  " << describe(p.info);
-  throw InputError(s.str());
+  const auto fits = [&](const FlowletPoint& i) {
+    return i.entries == config.entries && config.key_bits == kFlowletKeyBits && config.port_bits == kFlowletPortBits;
+  };
+  const auto unmatched = [&] {
+    std::ostringstream s;
+    s << "switch.flowlet_table.impl = " << impl << ": no Verilated flowlet table for letflow.entries = "
+      << config.entries << " (key " << config.key_bits << " / port " << config.port_bits << " bits).";
+    return s.str();
+  };
+  const FlowletPointEntry& p = find_point(points, fits, unmatched);
+  return p.make(config, owner, p.info);
 }
 
 }  // namespace netasic::cosim

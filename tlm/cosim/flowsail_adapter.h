@@ -223,18 +223,21 @@ inline std::string describe(const FlowsailPoint& p) {
 inline std::unique_ptr<FlowsailIf> make_flowsail_from_points(const std::vector<FlowsailPointEntry>& points,
                                                              const char* impl, const FlowsailConfig& c, Rng& rng,
                                                              const std::string& owner) {
-  for (const auto& p : points)
-    if (p.info.queues == c.queues && p.info.nft_entries == c.nft_entries && p.info.cft_entries == c.cft_entries &&
-        p.info.size_bits == c.size_bits && p.info.pause_bits == c.pause_bits &&
-        p.info.flownum_bits == c.flownum_bits && p.info.deferred_release == c.deferred_release && c.latency == 3)
-      return p.make(c, rng, owner, p.info);
-  std::ostringstream s;
-  s << "switch.flowsail.impl = " << impl << " (" << owner << "): no Verilated FlowSail with " << c.queues
-    << " queues per group (switch.fc.queues / switch.fc.groups), NFT " << c.nft_entries
-    << " (switch.fc.nft_entries), CFT " << c.cft_entries << " (switch.fc.cft_entries), " << c.size_bits
-    << "-bit sizes. Available points (add one to tlm/cosim/CMakeLists.txt):";
-  for (const auto& p : points) s << "\n  " << describe(p.info);
-  throw InputError(s.str());
+  const auto fits = [&](const FlowsailPoint& i) {
+    return i.queues == c.queues && i.nft_entries == c.nft_entries && i.cft_entries == c.cft_entries &&
+           i.size_bits == c.size_bits && i.pause_bits == c.pause_bits && i.flownum_bits == c.flownum_bits &&
+           i.deferred_release == c.deferred_release && c.latency == 3;
+  };
+  const auto unmatched = [&] {
+    std::ostringstream s;
+    s << "switch.flowsail.impl = " << impl << " (" << owner << "): no Verilated FlowSail with " << c.queues
+      << " queues per group (switch.fc.queues / switch.fc.groups), NFT " << c.nft_entries
+      << " (switch.fc.nft_entries), CFT " << c.cft_entries << " (switch.fc.cft_entries), " << c.size_bits
+      << "-bit sizes.";
+    return s.str();
+  };
+  const FlowsailPointEntry& p = find_point(points, fits, unmatched);
+  return p.make(c, rng, owner, p.info);
 }
 
 }  // namespace netasic::cosim

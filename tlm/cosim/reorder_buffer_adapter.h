@@ -163,20 +163,23 @@ inline std::string describe(const ReorderPoint& p) {
 inline std::unique_ptr<ReorderBufferIf> make_reorder_from_points(const std::vector<ReorderPointEntry>& points,
                                                                  const char* impl, const ReorderBufferConfig& config,
                                                                  const std::string& owner) {
-  if (config.memory == ReorderMemory::static_partition && config.seq_bits == kReorderSeqBits)
-    for (const auto& p : points)
-      if (p.info.buffer_units == config.buffer_units && p.info.max_packet_units == config.max_packet_units &&
-          p.info.connections >= config.connections)
-        return p.make(config, owner, p.info);
-  std::ostringstream s;
-  s << "nic.reorder_buffer.impl = " << impl << " (" << owner << "): no Verilated reorder buffer for "
-    << config.connections << " connections, " << config.buffer_units
-    << " units per connection (nic.reorder.buffer_bytes / nic.reorder.unit_bytes), " << config.max_packet_units
-    << " units per packet ((nic.mtu_bytes + nic.header_bytes) / nic.reorder.unit_bytes), nic.reorder.memory = "
-    << (config.memory == ReorderMemory::static_partition ? "static" : "dynamic (the RTL has static partitions only)")
-    << ". Available points (static memory; add one to tlm/cosim/CMakeLists.txt):";
-  for (const auto& p : points) s << "\n  " << describe(p.info);
-  throw InputError(s.str());
+  const auto fits = [&](const ReorderPoint& i) {
+    return config.memory == ReorderMemory::static_partition && config.seq_bits == kReorderSeqBits &&
+           i.buffer_units == config.buffer_units && i.max_packet_units == config.max_packet_units &&
+           i.connections >= config.connections;
+  };
+  const auto unmatched = [&] {
+    std::ostringstream s;
+    s << "nic.reorder_buffer.impl = " << impl << " (" << owner << "): no Verilated reorder buffer for "
+      << config.connections << " connections, " << config.buffer_units
+      << " units per connection (nic.reorder.buffer_bytes / nic.reorder.unit_bytes), " << config.max_packet_units
+      << " units per packet ((nic.mtu_bytes + nic.header_bytes) / nic.reorder.unit_bytes), nic.reorder.memory = "
+      << (config.memory == ReorderMemory::static_partition ? "static" : "dynamic (the RTL has static partitions only)")
+      << ".";
+    return s.str();
+  };
+  const ReorderPointEntry& p = find_point(points, fits, unmatched, "static memory; ");
+  return p.make(config, owner, p.info);
 }
 
 }  // namespace netasic::cosim

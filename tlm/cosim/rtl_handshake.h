@@ -32,6 +32,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "tlm/blocks/hash.h"
 #include "tlm/common/error.h"
@@ -247,5 +248,20 @@ class RtlHandshake {
   mutable bool wave_open_ = false;
   mutable std::uint64_t wave_time_ = 0;
 };
+
+// Finding a block's Verilated point. Each block lists its points as entries {info, make} (a description
+// of the Verilated parameters, `describe(info)`, and the factory of that point's adapter); the run's
+// configuration selects the first entry that `fits`. None fits: InputError with `unmatched()` (the block's
+// impl key and the configuration keys that would have to change) and every available point.
+template <class Entry, class Fits, class Unmatched>
+const Entry& find_point(const std::vector<Entry>& points, Fits&& fits, Unmatched&& unmatched,
+                        const char* note = "") {
+  for (const auto& p : points)
+    if (fits(p.info)) return p;
+  std::ostringstream s;
+  s << unmatched() << " Available points (" << note << "add one to tlm/cosim/CMakeLists.txt):";
+  for (const auto& p : points) s << "\n  " << describe(p.info);
+  throw InputError(s.str());
+}
 
 }  // namespace netasic::cosim
