@@ -21,7 +21,9 @@
 //
 // Pipeline (no stall: a 4-entry response queue and credits; responses in request order):
 //   c    request taken: key, count and the current epoch registered (a CHECK increments the epoch).
-//   c+1  S1: CRC-32 of the key -> RAM read address (ACCESS); otherwise the scrubber reads its entry.
+//   c+1  S1: CRC-32 of the key -> RAM read address (ACCESS); otherwise the scrubber reads its entry. Also
+//        the two candidate random ports (xoshiro256ss_ahead: the generator's next two outputs, each times
+//        the count), so that S2 only selects one.
 //   c+2  S2: the entry read, corrected by the write of the previous cycle (the RAM reads before it writes,
 //        so the entry an ACCESS or the scrubber wrote in c+1 is forwarded: back-to-back accesses to one
 //        entry see each other); decide, draw the random port of a new flowlet, write back {port, epoch, 1}.
@@ -29,7 +31,8 @@
 //        later only while rsp_ready_i holds earlier responses back).
 // The scrubber reads in a cycle whose S1 holds no ACCESS, so the next cycle's S2 holds none either and
 // the write port is free for the scrubber's clear.
-// After reset the RAM is cleared, one entry per cycle (req_ready_o low for Entries cycles), as flowlet_table.
+// After reset the RAM is cleared, one entry per cycle (req_ready_o low for Entries cycles), as flowlet_table;
+// the generator loads seed_i in all but the last 3 of those cycles (the last load counts) and primes in them.
 // Storage: RAM Entries x (PortWidth + EpochBits + 1) bits, EpochBits = 2 (a localparam, so the parameters
 // stay those of flowlet_table; a wider stamp would give the scrubber 2^EpochBits - 2 CHECK intervals per
 // pass, for one more bit per entry and one more decision counter each, not implemented).
@@ -159,14 +162,25 @@ module flowlet_table_lr #(
   wire [PortWidth-1:0] rnd_port;
   wire [PortWidth-1:0] s2_port = ent_valid ? ent[EW-1:KW+1] : rnd_port;
 
-  xoshiro256ss #(.RangeWidth(PortWidth)) u_rng (
-    .clk_i  (clk_i),
-    .load_i (init_q),
-    .seed_i (seed_i),
-    .next_i (draw),
-    .range_i(s2_count_q),
-    .below_o(rnd_port)
+  // The random port, a cycle ahead: S1 multiplies both the generator's next output (r0, if the request in
+  // S2 draws nothing) and the one after it (r1, if it draws) by the request's count, and S2 picks the one
+  // that is current when it gets there (drew_q: the previous S2 drew). below(n) = (output * n) >> 64.
+  wire [63:0]          rng_r0, rng_r1;
+  // The clear's last 3 cycles prime the generator (its seed is loaded in the cycles before; Entries >= 4).
+  wire                 rng_prime = init_q && init_ptr_q >= IDX_W'(Entries - 3);
+  xoshiro256ss_ahead u_rng (
+    .clk_i (clk_i),
+    .load_i(init_q && !rng_prime),
+    .seed_i(seed_i),
+    .next_i(draw || rng_prime),
+    .r0_o  (rng_r0),
+    .r1_o  (rng_r1)
   );
+  wire [64+PortWidth:0] prod0 = rng_r0 * s1_count_q;
+  wire [64+PortWidth:0] prod1 = rng_r1 * s1_count_q;
+  reg  [PortWidth-1:0]  s2_rnd0_q, s2_rnd1_q;
+  reg                   drew_q;
+  assign rnd_port = drew_q ? s2_rnd1_q : s2_rnd0_q;
 
   always @* begin
     rd_en = 1'b0;
@@ -228,6 +242,9 @@ module flowlet_table_lr #(
     s2_idx_q <= hash_idx;
     s2_count_q <= s1_count_q;
     s2_epoch_q <= s1_epoch_q;
+    s2_rnd0_q <= prod0[64 +: PortWidth];
+    s2_rnd1_q <= prod1[64 +: PortWidth];
+    drew_q <= draw;
     sc_idx_q <= sc_ptr_q;
   end
 
@@ -255,7 +272,8 @@ module flowlet_table_lr #(
   assign rsp_new_flowlet_o = q_head[IDX_W];
   assign rsp_index_o = q_head[IDX_W-1:0];
 
-  wire unused_lr = ^crc[31:IDX_W];
+  // The fraction bits of the products are the discarded remainder; their top bit is 0 (count <= 2^PortWidth).
+  wire unused_lr = ^{crc[31:IDX_W], prod0[63:0], prod0[64+PortWidth], prod1[63:0], prod1[64+PortWidth]};
 
   // Parameter checks at elaboration: an illegal value instantiates a module that does not exist and
   // whose name states the rule, so Verilator and Yosys both stop and name it.
