@@ -206,7 +206,9 @@ const Point kE64{"e64", 64, 104, 8};
 
 // Default run: the compact table's three points, paced randomly, at full load with hot keys, and in bursts.
 TEST(RtlFlowletTableLr, Entries8PortBits3) { run_point<Vfll_8>(kE8, {0.7, 0.6, 12, 0.2, 0}, 1, 5000); }
-TEST(RtlFlowletTableLr, Entries8FullRate) { run_point<Vfll_8>(kE8, {1.0, 1.0, 40, 0.5, 0}, 2, 5000); }
+TEST(RtlFlowletTableLr, Entries8FullRate) {
+  run_point<Vfll_8>({"e8_full_rate", 8, 32, 3}, {1.0, 1.0, 40, 0.5, 0}, 2, 5000);
+}
 TEST(RtlFlowletTableLr, Entries64FiveTuple) { run_point<Vfll_64>(kE64, {1.0, 0.9, 200, 0.3, 64}, 3, 5000); }
 
 // Long runs (label rtl-full): ten seeds (five from random initial state) and six loads, CHECKs rare (the scrubber keeps up) and frequent (the
