@@ -6,8 +6,8 @@
 // cycle: max(accept + 3, the previous response taken + 1) (fixed latency 3, in order). The request port
 // must take an ACCESS whenever fewer than 4 requests are in flight, and a CHECK may wait only for the
 // scrub rule, at most Entries + 2 cycles.
-// Tests named Long* are the long runs: CTest label rtl-full, which sets NETASIC_RTL_FULL=1; without it they
-// skip (`ctest -L rtl` is a regular expression that also selects rtl-full).
+// Tests named Long* are the long runs (CTest label rtl-full): they skip unless NETASIC_RTL_FULL=1 is in the
+// environment (`NETASIC_RTL_FULL=1 ctest -L rtl-full`), since `ctest -L rtl` also selects rtl-full.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -214,7 +214,7 @@ TEST(RtlFlowletTableLr, Entries64FiveTuple) { run_point<Vfll_64>(kE64, {1.0, 0.9
 // Long runs (label rtl-full): ten seeds (five from random initial state) and six loads, CHECKs rare (the scrubber keeps up) and frequent (the
 // CHECK rule bites), full back-pressure.
 TEST(RtlFlowletTableLr, LongSweep) {
-  if (!std::getenv("NETASIC_RTL_FULL")) GTEST_SKIP() << "long run: ctest -L rtl-full (NETASIC_RTL_FULL=1)";
+  if (!std::getenv("NETASIC_RTL_FULL")) GTEST_SKIP() << "long run: NETASIC_RTL_FULL=1 ctest -L rtl-full";
   const Load loads[] = {{1.0, 1.0, 12, 0.5, 0}, {1.0, 1.0, 1000, 0.1, 0},  {1.0, 0.5, 30, 0.3, 0},
                         {0.9, 1.0, 3, 0.3, 0},  {1.0, 1.0, 100, 0.2, 16}, {0.5, 0.8, 50, 0.0, 0}};
   // Odd seeds also start from random initial state (rtl_harness.h reads NETASIC_RAND_SEED per model).
