@@ -66,6 +66,7 @@ BLOCKS = {
     "flowcut_table_hashed_lr": ("flowcut_table_hashed_lr", ["flowcut_table_hashed_lr.sv", "flowcut_op_unit.sv",
                                                              "crc32_key.sv"]),
     "flowlet_table": ("flowlet_table", ["flowlet_table.sv", "crc32_key.sv", "xoshiro256ss.sv"]),
+    "flowlet_table_lr": ("flowlet_table_lr", ["flowlet_table_lr.sv", "crc32_key.sv", "xoshiro256ss_ahead.sv"]),
     "fgfc_generator": ("fgfc_generator", ["fgfc_generator.sv"]),
     "flowsail": ("flowsail", ["flowsail.sv", "crc32_key.sv", "xoshiro256ss.sv"]),
     "reorder_buffer": ("reorder_buffer", ["reorder_buffer.sv"]),
