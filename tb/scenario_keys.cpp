@@ -340,6 +340,15 @@ std::vector<KeyDef> nic_keys() {
         "(Linux 2.6.26, the kernel the LetFlow paper simulated). Never below one nic.mtu_bytes."),
       I("nic.tcp.dupthresh", "packets", "3", 1, 65536,
         "TCP: duplicate ACKs that trigger a fast retransmit and fast recovery."),
+      B("nic.tcp.sack", "false",
+        "TCP: selective acknowledgements (RFC 2018, on by default in Linux): ACKs carry up to "
+        "nic.tcp.sack_blocks blocks of the out-of-order data the receiver holds (2 + 8 bytes per block on top of "
+        "nic.ack_bytes), and the sender recovers from losses with a scoreboard (RFC 6675: a packet is lost when "
+        "nic.tcp.dupthresh packets above it were SACKed; several holes resent per round trip within cwnd - pipe). "
+        "false: NewReno without SACK."),
+      I("nic.tcp.sack_blocks", "", "3", 1, 4,
+        "TCP with nic.tcp.sack: SACK blocks per ACK, the most recently changed first (3: Linux with the "
+        "timestamp option; 4 without)."),
   };
 }
 

@@ -34,7 +34,8 @@ BufferConfig build_buffer_config(const Scenario& s, const NicConfig& nic) {
     throw InputError(fmt::format("nic.rx_buffer_bytes = {} cannot hold one packet of {} bytes", b.rx_bytes,
                                  b.max_packet_bytes));
   const std::uint32_t max_ack =
-      nic.ack_bytes + (nic.transport == TransportKind::selective_repeat ? 8 * nic.sr_sack_blocks : 0);  // SACK ranges
+      nic.ack_bytes + (nic.transport == TransportKind::selective_repeat ? 8 * nic.sr_sack_blocks : 0) +  // SACK ranges
+      (nic.transport == TransportKind::tcp && nic.tcp_config.sack ? 2 + 8 * nic.tcp_config.sack_blocks : 0);
   if (b.control_bytes < max_ack)
     throw InputError(fmt::format("switch.control_buffer_bytes = {} cannot hold one ACK of {} bytes (nic.ack_bytes "
                                  "plus the SACK ranges)",

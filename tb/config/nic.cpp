@@ -123,6 +123,8 @@ void build_tcp(const Scenario& s, NicConfig& nic) {
   c.ack_every = static_cast<std::uint32_t>(s.integer("nic.tcp.ack_every"));
   c.delayed_ack = static_cast<Ps>(s.number("nic.tcp.delayed_ack_us") * kPsPerUs);
   c.tso_bytes = static_cast<std::uint64_t>(s.integer("nic.tcp.tso_bytes"));
+  c.sack = s.boolean("nic.tcp.sack");
+  c.sack_blocks = static_cast<std::uint32_t>(s.integer("nic.tcp.sack_blocks"));
   nic.rto_ps = 0;
   if (nic.cc == CongestionControlKind::dcqcn)
     throw InputError("nic.transport = tcp takes nic.cc = none (loss only) or dctcp (loss and ECN), not dcqcn: a "

@@ -83,6 +83,32 @@ TcpReno::Resend TcpReno::on_ack(std::uint32_t ack, std::uint32_t nxt) {
   return Resend::fast_retransmit;
 }
 
+bool TcpReno::on_sack_ack(std::uint32_t ack) {
+  if (ack <= una_) return false;
+  const std::uint64_t acked = std::uint64_t{ack - una_} * config_.mss;
+  una_ = ack;
+  backoff_ = 0;
+  dupacks_ = 0;
+  if (!in_recovery_) {
+    grow(acked);
+    return false;
+  }
+  if (ack < recover_) return false;  // still in recovery: the window stays at ssthresh
+  in_recovery_ = false;
+  set_cwnd(ssthresh_);
+  ca_acked_ = 0;
+  return true;
+}
+
+void TcpReno::enter_sack_recovery(std::uint32_t nxt) {
+  ssthresh_ = half_flight(nxt);
+  recover_ = nxt;
+  in_recovery_ = true;
+  ca_acked_ = 0;
+  set_cwnd(ssthresh_);
+  ++fast_retransmits_;
+}
+
 void TcpReno::on_timeout(std::uint32_t nxt, std::uint32_t sent_high) {
   ssthresh_ = half_flight(nxt);
   set_cwnd(config_.mss);

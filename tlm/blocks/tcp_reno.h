@@ -41,6 +41,8 @@ struct TcpConfig {
   std::uint32_t ack_every = 2;         // one ACK per this many in-order packets ...
   Ps delayed_ack = 40000 * kPsPerUs;    // ... or this long after the first of them (Linux TCP_DELACK_MIN)
   std::uint64_t tso_bytes = 65536;     // segmentation offload: a flow's burst sent back to back
+  bool sack = false;                   // selective acknowledgements (RFC 2018) and RFC 6675 loss recovery
+  std::uint32_t sack_blocks = 3;       // SACK blocks per ACK (3: Linux with timestamps; at most 4)
 };
 
 class TcpReno {
@@ -52,6 +54,16 @@ class TcpReno {
   Resend on_ack(std::uint32_t ack, std::uint32_t nxt);
   void on_timeout(std::uint32_t nxt, std::uint32_t sent_high);
   void rtt_sample(Ps rtt);
+  // SACK-based loss recovery (RFC 6675; the sender keeps the scoreboard and decides when to recover):
+  //   - on_sack_ack(ack): a cumulative acknowledgement; in recovery the window stays at ssthresh, and the
+  //     ACK that reaches the recovery point ends recovery (true) with cwnd = ssthresh; outside recovery
+  //     the window grows as with on_ack. No duplicate-ACK counting or window inflation here;
+  //   - may_recover(): no recovery running and the cumulative point has reached the last recovery point
+  //     (RFC 6675 5.1: none starts for data sent before a timeout);
+  //   - enter_sack_recovery(nxt): ssthresh = cwnd = max(flight / 2, 2 * mss), recover = nxt.
+  bool on_sack_ack(std::uint32_t ack);
+  bool may_recover() const { return !in_recovery_ && una_ >= recover_; }
+  void enter_sack_recovery(std::uint32_t nxt);
   // The sender may have `packets` outstanding: within cwnd and the receive window (one always may).
   bool allows(std::uint32_t packets) const {
     const std::uint64_t bytes = std::uint64_t{packets} * config_.mss;
@@ -64,6 +76,7 @@ class TcpReno {
   std::uint64_t cwnd() const { return cwnd_; }
   std::uint64_t ssthresh() const { return ssthresh_; }
   bool in_recovery() const { return in_recovery_; }
+  std::uint32_t recover() const { return recover_; }
   std::uint32_t dupacks() const { return dupacks_; }
   Ps rto() const;  // the current timeout, backoff included
   Ps srtt() const { return srtt_; }

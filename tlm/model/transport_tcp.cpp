@@ -12,6 +12,20 @@
 //   to its first unacknowledged packet in slow start from one packet. Segmentation offload: a flow that
 //   starts a burst sends up to nic.tcp.tso_bytes back to back, the NIC's other flows waiting, unless its
 //   window closes first. No pacing.
+// With nic.tcp.sack (RFC 2018, RFC 6675), off by default, and otherwise not touched:
+//   Receiver: keeps the out-of-order ranges it holds above the cumulative point and the order in which they
+//   last changed; every ACK carries up to nic.tcp.sack_blocks of them, the block holding the packet that
+//   triggered it first, then the other most recently changed ones (2 + 8 bytes per block on the ACK).
+//   Sender: a scoreboard of the packets SACKed above the cumulative point. A packet not SACKed is lost
+//   (IsLost) when dupthresh packets above it are SACKed. An ACK that SACKs new data counts as a duplicate;
+//   dupthresh of them, or the first unacknowledged packet being lost, start a recovery (RecoveryPoint = the
+//   highest PSN sent, ssthresh = cwnd = half the flight) and resend the first unacknowledged packet. In
+//   recovery the sender sends while cwnd - pipe >= 1 MSS, where pipe counts the packets neither SACKed nor
+//   lost, plus those retransmitted in this recovery; what it sends is NextSeg: the lowest lost packet not
+//   yet resent, else new data, else the lowest unSACKed packet below the highest SACKed one not yet
+//   resent. Recovery ends when the cumulative point reaches RecoveryPoint. A timeout ends recovery, sets
+//   RecoveryPoint to the highest PSN sent (no recovery before it is acknowledged), forgets the SACKed
+//   packets and goes back to the cumulative point in slow start; packets SACKed again after it are skipped.
 // The transport's timers are its own events (one live event per flow and kind; a later one supersedes it).
 // With nic.cc = dctcp the DCTCP window also bounds the flow: the TCP window is clamped to it after every
 // ACK, so an ECN mark cuts as DCTCP does and a loss halves as TCP does.
@@ -40,10 +54,12 @@ class TcpTransport final : public Transport, public EventTarget {
 
   void add_flow(Flow& f) override {
     tx_.emplace_back(ctx_.config.tcp_config, f.id);
+    if (sack_) tx_.back().sb = std::make_unique<Scoreboard>();
     if (cc_) cc_->add_sender(f);
   }
   void add_incoming_flow(Flow& f) override {
     rx_.emplace_back();
+    if (sack_) rx_.back().ooo = std::make_unique<OooRanges>();
     if (cc_) cc_->add_receiver(f);
   }
 
@@ -74,12 +90,33 @@ class TcpTransport final : public Transport, public EventTarget {
     std::uint32_t gen = 0;
     bool live = false;
   };
+  // nic.tcp.sack, sender: the scoreboard (RFC 6675), indexed by PSN (one bit per packet sent).
+  struct Scoreboard {
+    std::vector<bool> sacked;    // packets SACKed above the cumulative point (below it: meaningless)
+    std::uint32_t high_sacked = 0;  // one past the highest PSN SACKed (HighACK's SACK counterpart)
+    std::uint32_t lost_end = 0;     // unSACKed packets in [una, lost_end) are lost (IsLost)
+    std::uint32_t rxt_next = 0;     // HighRxt + 1: packets below it were resent in this recovery
+    std::uint32_t pipe = 0;         // packets in the network (SetPipe), in recovery
+    std::uint32_t dupacks = 0;      // ACKs with new SACK information since the last cumulative progress
+    bool is_sacked(std::uint32_t psn) const { return psn < sacked.size() && sacked[psn]; }
+  };
   struct Sender {
     Sender(const TcpConfig& c, std::uint32_t id) : reno(c), flow(id) {}
     TcpReno reno;
     std::uint32_t flow;   // reporting
     bool resend = false;  // the first unacknowledged packet goes again, before new data
     TimerState rto;
+    std::unique_ptr<Scoreboard> sb;  // nic.tcp.sack only
+  };
+  // nic.tcp.sack, receiver: the ranges held above the cumulative point, in PSN order, and the last PSNs
+  // that changed one, most recent first (the blocks the next ACK reports).
+  struct OooRanges {
+    struct Range {
+      std::uint32_t start, end;
+    };
+    std::vector<Range> ranges;
+    std::uint32_t recent[Packet::kMaxSackBlocks] = {};
+    std::uint32_t recent_n = 0;
   };
   struct Receiver {
     PacketBits received;       // packets held above the cumulative point
@@ -88,10 +125,19 @@ class TcpTransport final : public Transport, public EventTarget {
     std::uint32_t unacked = 0;  // in-order packets not yet acknowledged
     Ps echo_ts = 0;             // send time of the earliest of them
     TimerState delack;
+    std::unique_ptr<OooRanges> ooo;  // nic.tcp.sack only
   };
   struct Counters {
     std::uint64_t acks = 0, delayed_acks = 0, timeouts = 0, bursts = 0;
+    std::uint64_t sack_blocks = 0, sack_recoveries = 0, sack_retransmits = 0;
   };
+  // nic.tcp.sack: the receiver's ranges after packet psn arrived out of order; the ACK's blocks.
+  void sack_note(OooRanges& o, std::uint32_t psn, std::uint32_t expected);
+  void sack_fill(OooRanges& o, std::uint32_t expected, Packet* a);
+  // nic.tcp.sack: the sender's ACK, the scoreboard's derived figures, NextSeg.
+  std::uint32_t on_sack_ack(Flow& f, Sender& s, const Packet* p);
+  void sack_update(const Flow& f, Sender& s) const;
+  SendChoice sack_next(Flow& f, Sender& s);
 
   void arm(TimerState& t, Ps deadline, std::uint32_t kind, std::uint32_t flow);
   void send_ack(Flow& f, Receiver& r);
@@ -115,6 +161,7 @@ class TcpTransport final : public Transport, public EventTarget {
     if (burst_flow_ == f.id) burst_flow_ = kNoFlow;
   }
 
+  const bool sack_ = ctx_.config.tcp_config.sack;
   std::vector<Sender> tx_;
   std::vector<Receiver> rx_;
   Counters n_;
@@ -167,6 +214,11 @@ SendChoice TcpTransport::next(Flow& f) {
     c.payload = ctx_.payload_of(f, c.psn);
     return c;
   }
+  if (s.sb) {
+    if (s.reno.in_recovery()) return sack_next(f, s);
+    // Slow start after a timeout: what the receiver SACKed since is not sent again (RFC 6675 5.1).
+    while (f.next_psn < f.sent_high && s.sb->is_sacked(f.next_psn)) ++f.next_psn;
+  }
   if (f.next_psn >= f.packets) {
     end_burst(f);
     return all_sent();
@@ -188,6 +240,14 @@ SendChoice TcpTransport::next(Flow& f) {
 void TcpTransport::on_sent(Flow& f, const SendChoice& c) {
   Sender& s = tx_[f.tx_slot];
   burst_offered_ = false;
+  if (s.sb && s.reno.in_recovery()) {
+    // RFC 6675 (C.2 - C.4): a resend below the send point moves HighRxt; everything sent adds to pipe.
+    if (c.resend) {
+      s.sb->rxt_next = std::max(s.sb->rxt_next, c.psn + 1);
+      ++n_.sack_retransmits;
+    }
+    ++s.sb->pipe;
+  }
   if (c.resend) {
     s.resend = false;
   } else {
@@ -217,6 +277,7 @@ bool TcpTransport::on_data(Flow& f, Packet* p) {
   } else {
     ctx_.count_order(f, psn, psn - f.expected_psn);
     r.received.set(psn, f.packets);
+    if (r.ooo && psn > f.expected_psn) sack_note(*r.ooo, psn, f.expected_psn);
     const bool fills_hole = psn == f.expected_psn && r.high > psn + 1;
     r.high = std::max(r.high, psn + 1);
     if (psn == f.expected_psn) {
@@ -245,6 +306,7 @@ void TcpTransport::send_ack(Flow& f, Receiver& r) {
   r.delack.deadline = 0;
   Packet* a = ctx_.new_control(f, PacketType::ack, f.expected_psn);
   if (!a) return;
+  if (r.ooo) sack_fill(*r.ooo, f.expected_psn, a);
   a->echo_ts = r.echo_ts;
   echo(f, a);
   ++n_.acks;
@@ -256,6 +318,7 @@ std::uint32_t TcpTransport::on_ack(Flow& f, const Packet* p) {
   c.received_bytes += p->size_bytes;
   c.waste_bytes += p->size_bytes;
   Sender& s = tx_[f.tx_slot];
+  if (s.sb) return on_sack_ack(f, s, p);
   const std::uint32_t ack = std::min(p->ack_psn, f.sent_high);
   const bool progress = ack > s.reno.una();
   // A cumulative ACK past the send point (the receiver held what followed a hole): sending resumes there.
@@ -285,6 +348,181 @@ std::uint32_t TcpTransport::on_ack(Flow& f, const Packet* p) {
   return s.reno.una();
 }
 
+void TcpTransport::sack_note(OooRanges& o, std::uint32_t psn, std::uint32_t expected) {
+  // Drop the ranges the cumulative point has passed, then merge psn into its neighbours.
+  auto& v = o.ranges;
+  std::size_t gone = 0;
+  while (gone < v.size() && v[gone].end <= expected) ++gone;
+  v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(gone));
+  auto it = std::lower_bound(v.begin(), v.end(), psn, [](const OooRanges::Range& r, std::uint32_t x) { return r.end < x; });
+  if (it != v.end() && it->end == psn) {  // extends the range below
+    it->end = psn + 1;
+    auto nx = it + 1;
+    if (nx != v.end() && nx->start == psn + 1) {
+      it->end = nx->end;
+      v.erase(nx);
+    }
+  } else if (it != v.end() && it->start == psn + 1) {  // extends the range above
+    it->start = psn;
+  } else {
+    it = v.insert(it, OooRanges::Range{psn, psn + 1});
+  }
+  // The most recently changed range first (RFC 2018 4): psn stands for its range at the front, and no
+  // other entry for the same range stays.
+  std::uint32_t kept = 0;
+  std::uint32_t keep[Packet::kMaxSackBlocks];
+  for (std::uint32_t k = 0; k < o.recent_n; ++k)
+    if ((o.recent[k] < it->start || o.recent[k] >= it->end) && kept + 1 < Packet::kMaxSackBlocks)
+      keep[kept++] = o.recent[k];
+  o.recent[0] = psn;
+  for (std::uint32_t k = 0; k < kept; ++k) o.recent[k + 1] = keep[k];
+  o.recent_n = kept + 1;
+}
+
+void TcpTransport::sack_fill(OooRanges& o, std::uint32_t expected, Packet* a) {
+  auto& v = o.ranges;
+  std::size_t gone = 0;
+  while (gone < v.size() && v[gone].end <= expected) ++gone;
+  v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(gone));
+  const std::uint32_t limit = ctx_.config.tcp_config.sack_blocks;
+  std::uint32_t n = 0;
+  auto add = [&](const OooRanges::Range& r) {
+    for (std::uint32_t b = 0; b < n; ++b)
+      if (a->sack_start[b] == r.start) return;
+    a->sack_start[n] = r.start;
+    a->sack_len[n] = static_cast<std::uint16_t>(std::min<std::uint32_t>(0xffff, r.end - r.start));
+    ++n;
+  };
+  // The ranges holding the most recently arrived packets, then (room left) the others from the top.
+  for (std::uint32_t k = 0; k < o.recent_n && n < limit; ++k) {
+    if (o.recent[k] < expected) continue;
+    auto it = std::lower_bound(v.begin(), v.end(), o.recent[k],
+                               [](const OooRanges::Range& r, std::uint32_t x) { return r.end <= x; });
+    if (it != v.end() && it->start <= o.recent[k]) add(*it);
+  }
+  for (auto it = v.rbegin(); it != v.rend() && n < limit; ++it) add(*it);
+  if (n == 0) return;
+  a->sack_n = static_cast<std::uint8_t>(n);
+  a->size_bytes += 2 + 8 * n;  // the SACK option: kind, length, 8 bytes per block
+  n_.sack_blocks += n;
+}
+
+void TcpTransport::sack_update(const Flow& f, Sender& s) const {
+  // IsLost: dupthresh SACKed packets above; SetPipe over [una, sent_high).
+  Scoreboard& b = *s.sb;
+  const std::uint32_t una = s.reno.una();
+  const std::uint32_t dupthresh = ctx_.config.tcp_config.dupthresh;
+  if (b.high_sacked < una) b.high_sacked = una;
+  std::uint32_t above = 0;
+  b.lost_end = una;
+  for (std::uint32_t psn = b.high_sacked; psn > una;) {
+    --psn;
+    if (b.is_sacked(psn) && ++above == dupthresh) {
+      b.lost_end = psn;
+      break;
+    }
+  }
+  if (!s.reno.in_recovery()) return;
+  std::uint32_t pipe = 0;
+  for (std::uint32_t psn = una; psn < f.sent_high; ++psn) {
+    if (b.is_sacked(psn)) continue;
+    if (psn >= b.lost_end) ++pipe;
+    if (psn < b.rxt_next) ++pipe;
+  }
+  b.pipe = pipe;
+}
+
+SendChoice TcpTransport::sack_next(Flow& f, Sender& s) {
+  // RFC 6675 (C): while cwnd - pipe >= 1 MSS, NextSeg.
+  Scoreboard& b = *s.sb;
+  SendChoice c;
+  const std::uint64_t mss = ctx_.config.mtu_bytes;
+  if (s.reno.cwnd() < (std::uint64_t{b.pipe} + 1) * mss) {
+    end_burst(f);
+    return c;  // blocked
+  }
+  const std::uint32_t una = s.reno.una();
+  std::uint32_t psn = std::max(una, b.rxt_next);
+  while (psn < b.high_sacked && b.is_sacked(psn)) ++psn;
+  // Rule 1: the lowest lost packet not resent yet.
+  if (psn < b.high_sacked && psn < b.lost_end) {
+    end_burst(f);
+    return window_choice(f, psn, true);
+  }
+  // Rule 2: new data, within the receive window.
+  if (f.next_psn < f.packets) {
+    c = window_choice(f, f.next_psn, false);
+    if (c.kind == SendChoice::ready && ctx_.config.tcp_config.max_window &&
+        std::uint64_t{f.next_psn + 1 - una} * mss > ctx_.config.tcp_config.max_window)
+      c.kind = SendChoice::blocked;
+    if (c.kind == SendChoice::ready) {
+      if (burst_blocks(f)) {
+        c.kind = SendChoice::blocked;
+        return c;
+      }
+      if (burst_flow_ == f.id) burst_offered_ = true;
+      return c;
+    }
+  }
+  // Rule 3: an unSACKed packet below the highest SACKed one, not resent yet.
+  end_burst(f);
+  if (psn < b.high_sacked) return window_choice(f, psn, true);
+  if (f.next_psn >= f.packets) return all_sent();
+  return c;
+}
+
+std::uint32_t TcpTransport::on_sack_ack(Flow& f, Sender& s, const Packet* p) {
+  Scoreboard& b = *s.sb;
+  const std::uint32_t ack = std::min(p->ack_psn, f.sent_high);
+  const bool progress = ack > s.reno.una();
+  // Update(): the blocks above the cumulative point mark their packets SACKed.
+  bool new_sack = false;
+  const std::size_t nb = std::min<std::size_t>(p->sack_n, Packet::kMaxSackBlocks);
+  const std::uint32_t floor = std::max(ack, s.reno.una());
+  for (std::size_t k = 0; k < nb; ++k) {
+    const std::uint32_t start = std::max(p->sack_start[k], floor);
+    const std::uint32_t end = std::min(p->sack_start[k] + p->sack_len[k], f.sent_high);
+    if (end > b.sacked.size()) b.sacked.resize(std::min<std::size_t>(f.packets, std::max<std::size_t>(end, 2 * b.sacked.size())), false);
+    for (std::uint32_t psn = start; psn < end; ++psn) {
+      if (b.sacked[psn]) continue;
+      b.sacked[psn] = true;
+      new_sack = true;
+    }
+    if (end > b.high_sacked) b.high_sacked = end;
+  }
+  if (ack > f.next_psn) f.next_psn = ack;
+  if (progress && p->echo_ts != 0 && p->echo_ts <= ctx_.now()) s.reno.rtt_sample(ctx_.now() - p->echo_ts);
+  s.reno.on_sack_ack(ack);
+  if (progress) b.dupacks = 0;
+  if (new_sack && !s.reno.in_recovery()) ++b.dupacks;
+  if (cc_) s.reno.clamp(std::max<std::uint64_t>(cc_->window(f), ctx_.config.mtu_bytes));
+  sack_update(f, s);
+  // RFC 6675 5 (1), (2), (4): dupthresh duplicate ACKs or the first unacknowledged packet lost.
+  const std::uint32_t una = s.reno.una();
+  if (s.reno.may_recover() && una < f.sent_high && !b.is_sacked(una) &&
+      (b.dupacks >= ctx_.config.tcp_config.dupthresh || una < b.lost_end)) {
+    s.reno.enter_sack_recovery(f.sent_high);
+    ++n_.sack_recoveries;
+    b.rxt_next = una;
+    s.resend = true;  // (4.3) the first unacknowledged packet now, whatever the window
+    end_burst(f);
+    sack_update(f, s);
+  }
+  if (progress) {
+    f.acked_count = una;
+    f.last_ack = ctx_.now();
+    if (f.acked_count >= f.packets) {
+      ctx_.flows.sender_finished(f);
+      s.resend = false;
+    }
+    s.rto.deadline = 0;
+    if (!f.sender_done && f.sent_high > una) arm(s.rto, ctx_.now() + s.reno.rto(), kRto, f.id);
+  }
+  update_inflight(f);
+  ctx_.activate(f);
+  return una;
+}
+
 void TcpTransport::rto_expired(Flow& f) {
   Sender& s = tx_[f.tx_slot];
   if (f.sender_done || s.reno.una() >= f.sent_high) return;
@@ -301,6 +539,14 @@ void TcpTransport::on_timeout(Flow& f) {
   Sender& s = tx_[f.tx_slot];
   s.reno.on_timeout(f.next_psn, f.sent_high);
   ctx_.counters.timeout_retransmits += f.next_psn - s.reno.una();
+  if (s.sb) {
+    // RFC 6675 5.1: recovery ends (RecoveryPoint = the highest PSN sent, in on_timeout) and, as RFC 2018
+    // says, the SACKed packets are forgotten (the receiver may have reneged; ACKs rebuild the scoreboard).
+    Scoreboard& b = *s.sb;
+    std::fill(b.sacked.begin(), b.sacked.end(), false);
+    b.high_sacked = b.lost_end = b.rxt_next = s.reno.una();
+    b.pipe = b.dupacks = 0;
+  }
   f.next_psn = s.reno.una();
   s.resend = false;
   end_burst(f);
@@ -322,6 +568,12 @@ void TcpTransport::report(Report& r) const {
   s.sum("partial_ack_retransmits", std::uint64_t{0});
   s.sum("timeouts", n_.timeouts);
   s.sum("timeout_retransmits", ctx_.counters.timeout_retransmits);
+  if (sack_) {
+    s.set("sack_blocks", t.sack_blocks);
+    s.sum("sack_blocks_sent", n_.sack_blocks);
+    s.sum("sack_recoveries", n_.sack_recoveries);
+    s.sum("sack_retransmits", n_.sack_retransmits);
+  }
   for (std::size_t slot = 0; slot < tx_.size(); ++slot) {
     const TcpReno& w = tx_[slot].reno;
     s.sum("fast_retransmits", w.fast_retransmits());

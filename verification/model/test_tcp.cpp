@@ -137,6 +137,76 @@ TEST(Tcp, DctcpMarksCutBeforeLoss) {
   EXPECT_GT(u(cc["congestion_control"]["window_cuts"]), 0u);
 }
 
+// Selective acknowledgements (nic.tcp.sack): one 1 MiB flow whose first window (32 packets at 100 Gb/s)
+// meets a 10 Gb/s link behind a 128 KiB drop-tail queue: slow start overshoots and many packets of one
+// window are dropped. NewReno repairs one hole per round trip (partial ACKs); the SACK sender repairs
+// several per round trip from its scoreboard (cwnd - pipe), so it has nothing left to repair long before
+// NewReno and finishes sooner, with no timeout.
+TEST(Tcp, SackRepairsSeveralHolesPerRoundTripWithoutTimeout) {
+  const std::uint64_t size = 1 << 20;
+  const std::string topo = write_temp("sack_topo.txt", "3 1 2\n2\n0 2 100Gbps 2us 0\n1 2 10Gbps 2us 0\n");
+  const std::string flows = write_temp("sack_flows.txt", "1\n0 1 3 100 " + std::to_string(size) + " 0\n");
+  const std::string args = "--set topology.type=file --set topology.file=" + topo +
+                           " --set workload.type=file --set workload.file=" + flows +
+                           " --set nic.transport=tcp --set nic.tcp.min_rto_us=1000 --set nic.tcp.delayed_ack_us=100"
+                           " --set link.flow_control=lossy --set switch.egress_queue_bytes=131072"
+                           " --set nic.tcp.initial_window_bytes=131072 --set nic.window_bytes=262144";
+  const json sack = run_process("tcp-sack", args + " --set nic.tcp.sack=true");
+  const json newreno = run_process("tcp-newreno", args);
+  for (const json* j : {&sack, &newreno}) {
+    EXPECT_EQ(u((*j)["flows"]["completed"]), 1u);
+    EXPECT_EQ(u((*j)["bytes"]["delivered"]), size);
+    EXPECT_EQ(u((*j)["packets"]["app_out_of_order"]), 0u);
+  }
+  const json& s = sack["tcp"];
+  const json& n = newreno["tcp"];
+  // Many packets of one window lost, on both.
+  EXPECT_GE(u(sack["packets"]["dropped"]), 10u);
+  EXPECT_GE(u(newreno["packets"]["dropped"]), 10u);
+  // NewReno: one hole per partial ACK, i.e. per round trip.
+  EXPECT_EQ(n.count("sack_recoveries"), 0u);
+  EXPECT_GE(u(n["partial_ack_retransmits"]), 10u);
+  // SACK: no timeout, several holes per recovery, and every loss repaired by a SACK retransmission.
+  EXPECT_EQ(u(s["timeouts"]), 0u);
+  EXPECT_EQ(u(s["partial_ack_retransmits"]), 0u);
+  EXPECT_GE(u(s["sack_recoveries"]), 1u);
+  EXPECT_GE(u(s["sack_retransmits"]), 4 * u(s["sack_recoveries"]));
+  EXPECT_GE(u(s["sack_retransmits"]), u(sack["packets"]["dropped"]));
+  EXPECT_GT(u(s["sack_blocks_sent"]), 0u);
+  // Finishes sooner: NewReno spends a round trip (at least 4 x 2 us of propagation) per hole.
+  const double sack_us = sack["sim_time_ns"].get<double>() / 1000;
+  const double newreno_us = newreno["sim_time_ns"].get<double>() / 1000;
+  EXPECT_LT(sack_us, newreno_us);
+  // The 10 Gb/s link is the bound: 256 packets of 4096 + 64 + 20 bytes take 856 us; SACK within 10% of it.
+  EXPECT_LT(sack_us, 1.1 * 256 * (4096 + 64 + 20) * 8 / 10e3);
+}
+
+// With nic.tcp.sack, a lossy link both ways (2% of data packets and of ACKs, SACK blocks lost with them):
+// every byte reaches the application exactly once, in order; ACKs carry blocks and recoveries resend
+// holes from the scoreboard.
+TEST(Tcp, SackLossyLinkDeliversEveryByteOnce) {
+  const std::uint64_t size = 4 << 20;
+  auto sim = run(scenario({"topology.type=file", "topology.file=" + two_hosts_topology("sack_lossy.txt", 1, 0.02, 0.02),
+                           "workload.type=file",
+                           "workload.file=" + write_temp("sack_lossy_flows.txt",
+                                                         "3\n0 1 3 100 4194304 0\n1 0 3 100 4194304 0\n0 1 3 100 4194304 0\n"),
+                           "nic.transport=tcp", "nic.tcp.sack=true", "nic.tcp.sack_blocks=4", "nic.tcp.min_rto_us=1000",
+                           "nic.tcp.delayed_ack_us=100"}));
+  ASSERT_TRUE(sim->all_flows_completed());
+  const json j = sim->summary();
+  EXPECT_EQ(u(j["bytes"]["delivered"]), 3 * size);
+  EXPECT_EQ(u(j["packets"]["app_out_of_order"]), 0u);
+  EXPECT_GT(u(j["packets"]["corrupted_on_links"]), 50u);
+  EXPECT_EQ(u(j["tcp"]["sack_blocks"]), 4u);
+  EXPECT_GT(u(j["tcp"]["sack_blocks_sent"]), 0u);
+  EXPECT_GT(u(j["tcp"]["sack_recoveries"]), 0u);
+  EXPECT_GT(u(j["tcp"]["sack_retransmits"]), u(j["tcp"]["sack_recoveries"]));
+  for (const Flow& f : sim->flows().flows()) {
+    EXPECT_EQ(f.delivered_bytes, size);
+    EXPECT_TRUE(f.done());
+  }
+}
+
 TEST(Tcp, RejectsDcqcn) {
   EXPECT_THROW(run(scenario({"nic.transport=tcp", "nic.cc=dcqcn"})), InputError);
 }
