@@ -1,6 +1,7 @@
 // Packets are pooled objects passed by pointer; nothing is allocated per packet in steady state.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -121,6 +122,14 @@ struct alignas(64) Packet {
   // its local queuing delay to (data packets, PTMs and PTRs); an ACK reflects its data packet's. Only
   // switches running the telemetry policy touch it.
   std::uint32_t tm_delay_ns = 0;
+
+  // SACK range b covers PSNs [start, end) (ACKs of the selective-repeat and the TCP transports); a range
+  // longer than 16 bits of PSNs is reported shorter.
+  void set_sack(std::size_t b, std::uint32_t start, std::uint32_t end) {
+    sack_start[b] = start;
+    sack_len[b] = static_cast<std::uint16_t>(std::min<std::uint32_t>(0xffff, end - start));
+  }
+  std::uint32_t sack_end(std::size_t b) const { return sack_start[b] + sack_len[b]; }
 };
 static_assert(sizeof(Packet) == 192, "a packet is three cache lines");
 static_assert(offsetof(Packet, fc_stamped) < 64 && offsetof(Packet, flow) == 64 && offsetof(Packet, id) == 128,

@@ -145,10 +145,7 @@ void SelectiveRepeatTransport::send_sack(const Flow& f, const SackReceiver& rx, 
   SackBlock blocks[Packet::kMaxSackBlocks];
   const std::size_t n = rx.blocks(psn, blocks, ctx_.config.sr_sack_blocks);
   a->sack_n = static_cast<std::uint8_t>(n);
-  for (std::size_t b = 0; b < n; ++b) {
-    a->sack_start[b] = blocks[b].start;
-    a->sack_len[b] = static_cast<std::uint16_t>(std::min<std::uint32_t>(0xffff, blocks[b].end - blocks[b].start));
-  }
+  for (std::size_t b = 0; b < n; ++b) a->set_sack(b, blocks[b].start, blocks[b].end);
   a->size_bytes = ctx_.config.ack_bytes + static_cast<std::uint32_t>(8 * n);
   echo(f, a);
   ++ctx_.counters.sacks_sent;
@@ -162,7 +159,7 @@ std::uint32_t SelectiveRepeatTransport::on_ack(Flow& f, const Packet* p) {
   c.waste_bytes += p->size_bytes;
   SackBlock blocks[Packet::kMaxSackBlocks];
   const std::size_t n = std::min<std::size_t>(p->sack_n, Packet::kMaxSackBlocks);
-  for (std::size_t b = 0; b < n; ++b) blocks[b] = SackBlock{p->sack_start[b], p->sack_start[b] + p->sack_len[b]};
+  for (std::size_t b = 0; b < n; ++b) blocks[b] = SackBlock{p->sack_start[b], p->sack_end(b)};
   Sender& s = tx_[f.tx_slot];
   result_.clear();
   s.tx.on_sack(p->ack_psn, blocks, n, result_);

@@ -389,9 +389,7 @@ void TcpTransport::sack_fill(OooRanges& o, std::uint32_t expected, Packet* a) {
   auto add = [&](const OooRanges::Range& r) {
     for (std::uint32_t b = 0; b < n; ++b)
       if (a->sack_start[b] == r.start) return;
-    a->sack_start[n] = r.start;
-    a->sack_len[n] = static_cast<std::uint16_t>(std::min<std::uint32_t>(0xffff, r.end - r.start));
-    ++n;
+    a->set_sack(n++, r.start, r.end);
   };
   // The ranges holding the most recently arrived packets, then (room left) the others from the top.
   for (std::uint32_t k = 0; k < o.recent_n && n < limit; ++k) {
@@ -481,7 +479,7 @@ std::uint32_t TcpTransport::on_sack_ack(Flow& f, Sender& s, const Packet* p) {
   const std::uint32_t floor = std::max(ack, s.reno.una());
   for (std::size_t k = 0; k < nb; ++k) {
     const std::uint32_t start = std::max(p->sack_start[k], floor);
-    const std::uint32_t end = std::min(p->sack_start[k] + p->sack_len[k], f.sent_high);
+    const std::uint32_t end = std::min(p->sack_end(k), f.sent_high);
     if (end > b.sacked.size()) b.sacked.resize(std::min<std::size_t>(f.packets, std::max<std::size_t>(end, 2 * b.sacked.size())), false);
     for (std::uint32_t psn = start; psn < end; ++psn) {
       if (b.sacked[psn]) continue;
