@@ -28,6 +28,7 @@
 #include <sstream>
 #include <string>
 
+#include "tlm/blocks/hash.h"
 #include "tlm/common/rng.h"
 
 namespace netasic::rtl_test {
@@ -165,6 +166,17 @@ void set_wide(W& port, std::uint64_t hi, std::uint64_t lo, unsigned bits) {
     const unsigned at = i * 32;
     std::uint32_t v = at < 64 ? static_cast<std::uint32_t>(lo >> at) : static_cast<std::uint32_t>(hi >> (at - 64));
     port[i] = v;
+  }
+}
+
+// A key port of `bits` bits: a plain integer port takes the low word, a wide one the whole key.
+template <class P>
+void put_key(P& port, const WideKey& k, unsigned bits) {
+  if constexpr (sizeof(P) <= 8) {
+    (void)bits;
+    port = static_cast<P>(k.lo);
+  } else {
+    set_wide(port, k.hi, k.lo, bits);
   }
 }
 

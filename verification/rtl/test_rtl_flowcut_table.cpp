@@ -73,16 +73,6 @@ struct Got {
   bool drain;
 };
 
-template <class P>
-void put_key(P& port, const WideKey& k, unsigned bits) {
-  if constexpr (sizeof(P) <= 8) {
-    (void)bits;
-    port = static_cast<P>(k.lo);
-  } else {
-    rtl_test::set_wide(port, k.hi, k.lo, bits);
-  }
-}
-
 Expect model_answer(FlowcutTable& t, const Request& r, std::uint64_t cycle) {
   Expect e{r, cycle, kOk};
   switch (r.op) {
@@ -280,7 +270,7 @@ void run_point(const Point& p, std::uint64_t seed, int requests, double go, doub
     }
     d.req_valid_i = holding;
     d.req_op_i = cur.op;
-    put_key(d.req_key_i, cur.key, p.key_bits);
+    rtl_test::put_key(d.req_key_i, cur.key, p.key_bits);
     d.req_index_i = cur.index;
     d.req_out_port_i = static_cast<std::uint8_t>(cur.out_port);
     d.req_in_port_i = static_cast<std::uint8_t>(cur.in_port);

@@ -111,11 +111,7 @@ void run_point(const Point& p, const Load& load, std::uint64_t seed, int request
     }
     d.req_valid_i = holding;
     d.req_op_i = cur.check;
-    if constexpr (sizeof(d.req_key_i) <= 8) {
-      d.req_key_i = static_cast<std::uint32_t>(cur.key.lo);
-    } else {
-      rtl_test::set_wide(d.req_key_i, cur.key.hi, cur.key.lo, p.key_bits);
-    }
+    rtl_test::put_key(d.req_key_i, cur.key, p.key_bits);
     d.req_port_count_i = cur.count;
     d.rsp_ready_i = pace.accept();
     sim.settle();
