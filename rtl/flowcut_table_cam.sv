@@ -109,69 +109,67 @@ module flowcut_table_cam #(
     end
   end
 
-  // Entry storage: one register per entry (a generate loop, so every access below uses constant
-  // indices: per-entry write enables, per-entry compares and an AND-OR read mux, no variable shifts over
-  // the whole array). Each entry compares its own key and masks its own data onto the read mux, so no
-  // signal concatenates all entries (a simulator would rebuild that wide vector, Entries x entry bits, on
-  // every evaluation). Valid bits have a reset, the rest does not (written before it is read).
   localparam integer DW = EW - 1;
-  wire [Entries-1:0]    valid;
-  wire [Entries-1:0]    match;
-  wire [DW-1:0]         rd_data [Entries];  // per entry: its data when the read address selects it, else 0
+  localparam integer RW = DW - KeyWidth;  // an entry's fields after the key
   wire                  exec = state_q == ST_EXEC;
   wire                  write_en;
   wire [IDX_W-1:0]      wr_idx;
   wire [EW-1:0]         wr_entry;
   wire [IDX_W-1:0]      addr;
-  genvar g;
-  generate
-    for (g = 0; g < Entries; g = g + 1) begin : g_entry
-      reg          valid_q;
-      reg [DW-1:0] data_q;
-      wire         we = write_en && wr_idx == g[IDX_W-1:0];
-      always @(posedge clk_i or negedge rst_ni) begin
-        if (!rst_ni) valid_q <= 1'b0;
-        else if (we) valid_q <= wr_entry[0];
-      end
-      always @(posedge clk_i) begin
-        if (we) data_q <= wr_entry[EW-1:1];
-      end
-      assign valid[g] = valid_q;
-      assign match[g] = valid_q && data_q[KeyWidth-1:0] == key_q;
-      assign rd_data[g] = addr == g[IDX_W-1:0] ? data_q : {DW{1'b0}};
+  // Entry storage: flip-flops, never RAM (every key is compared at once); mem2reg makes Yosys build the
+  // arrays as registers (write decoder, read mux). Held as arrays of key and of the other fields, so a
+  // simulator writes one entry and reads the addressed one directly, instead of evaluating a write enable
+  // and a read mask per entry; only the key compares touch every entry. No signal concatenates all
+  // entries (a simulator would rebuild that wide vector, Entries x entry bits, on every evaluation).
+  // Valid bits have a reset, the rest does not (written before it is read).
+  reg  [Entries-1:0]    valid_q;
+  (* mem2reg *) reg [KeyWidth-1:0] key_q_mem [Entries];
+  (* mem2reg *) reg [RW-1:0]       rest_q_mem [Entries];
+  wire                  wr_in_range = 32'(wr_idx) < Entries;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) valid_q <= {Entries{1'b0}};
+    else if (write_en && wr_in_range) valid_q[wr_idx] <= wr_entry[0];
+  end
+  always @(posedge clk_i) begin
+    if (write_en && wr_in_range) begin
+      key_q_mem[wr_idx] <= wr_entry[KeyWidth:1];
+      rest_q_mem[wr_idx] <= wr_entry[EW-1:KeyWidth+1];
     end
-  endgenerate
-
-  // Priority encoders (lowest index wins).
-  reg               hit, has_free;
-  reg [IDX_W-1:0]   hit_idx, free_idx;
-  integer e;
+  end
+  reg  [Entries-1:0]    match;
+  integer m;
   always @* begin
-    hit = 1'b0;
-    has_free = 1'b0;
-    hit_idx = {IDX_W{1'b0}};
-    free_idx = {IDX_W{1'b0}};
-    for (e = Entries - 1; e >= 0; e = e - 1) begin
-      if (match[e]) begin
-        hit = 1'b1;
-        hit_idx = e[IDX_W-1:0];
-      end
-      if (!valid[e]) begin
-        has_free = 1'b1;
-        free_idx = e[IDX_W-1:0];
-      end
+    for (m = 0; m < Entries; m = m + 1) match[m] = valid_q[m] && key_q_mem[m] == key_q;
+  end
+
+  // Priority encoders (lowest index wins): isolate the lowest set bit (x & -x; the lowest free entry is
+  // the lowest zero of the valid bits, ~v & (v + 1)), then encode the one-hot vector, each index bit an OR
+  // over the entries whose number has that bit. Without a match (a free entry) the index is 0.
+  function automatic [Entries-1:0] index_bit_mask(input integer b);
+    integer i;
+    begin
+      index_bit_mask = {Entries{1'b0}};
+      for (i = 0; i < Entries; i = i + 1) index_bit_mask[i] = ((i >> b) & 1) != 0;
     end
+  endfunction
+  wire              hit = |match;
+  wire              has_free = !(&valid_q);
+  wire [Entries-1:0] hit_1h = match & (~match + Entries'(1));
+  wire [Entries-1:0] free_1h = ~valid_q & (valid_q + Entries'(1));
+  wire [IDX_W-1:0]  hit_idx, free_idx;
+  genvar b;
+  for (b = 0; b < IDX_W; b = b + 1) begin : g_encode
+    localparam [Entries-1:0] Mask = index_bit_mask(b);
+    assign hit_idx[b] = |(hit_1h & Mask);
+    assign free_idx[b] = |(free_1h & Mask);
   end
 
   wire is_index_op = op_q == FC_OP_ADD || op_q == FC_OP_READ || op_q == FC_OP_WRITE;
   assign addr = is_index_op ? index_q : hit_idx;
-  // AND-OR read mux; an index beyond Entries selects nothing and reads as a free entry.
-  reg [DW-1:0] entry_data;
-  always @* begin
-    entry_data = {DW{1'b0}};
-    for (e = 0; e < Entries; e = e + 1) entry_data = entry_data | rd_data[e];
-  end
-  wire [EW-1:0] entry = {entry_data, |(valid & (Entries'(1) << addr))};
+  // An index beyond the table (Entries not a power of two) reads as an empty entry.
+  wire          rd_in_range = 32'(addr) < Entries;
+  wire [DW-1:0] entry_data = rd_in_range ? {rest_q_mem[addr], key_q_mem[addr]} : {DW{1'b0}};
+  wire [EW-1:0] entry = {entry_data, rd_in_range && valid_q[addr]};
 
   wire                     unit_write, unit_use_free, unit_deleted, unit_inc, unit_dec;
   wire [EW-1:0]            unit_entry;
@@ -301,18 +299,18 @@ module flowcut_table_cam #(
   a_ack_no_wrap: assert property (@(posedge clk_i) disable iff (!sva_on_q)
       exec && op_q == FC_OP_ACK && hit |-> unit_inflight <= sva_old_inflight)
     else $error("flowcut_table_cam: in-flight counter wrapped on ACK");
-  a_insert_free: assert property (@(posedge clk_i) disable iff (!sva_on_q) write_en && unit_use_free |-> !valid[wr_idx])
+  a_insert_free: assert property (@(posedge clk_i) disable iff (!sva_on_q) write_en && unit_use_free |-> !valid_q[wr_idx])
     else $error("flowcut_table_cam: insert over a valid entry");
   wire [KeyWidth-1:0] sva_key [Entries];
   for (genvar k = 0; k < Entries; k = k + 1) begin : g_sva_key
-    assign sva_key[k] = g_entry[k].data_q[KeyWidth-1:0];
+    assign sva_key[k] = key_q_mem[k];
   end
   integer sva_a, sva_b;
   always @(posedge clk_i) begin
     if (sva_on_q) begin
       for (sva_a = 0; sva_a < Entries; sva_a = sva_a + 1)
         for (sva_b = sva_a + 1; sva_b < Entries; sva_b = sva_b + 1)
-          a_key_unique: assert (!(valid[sva_a] && valid[sva_b] && sva_key[sva_a] == sva_key[sva_b]))
+          a_key_unique: assert (!(valid_q[sva_a] && valid_q[sva_b] && sva_key[sva_a] == sva_key[sva_b]))
             else $error("flowcut_table_cam: entries %0d and %0d hold the same key", sva_a, sva_b);
     end
   end
@@ -320,7 +318,7 @@ module flowcut_table_cam #(
   // Functional coverage: table full (insert refused, every entry valid), in-flight counter saturation
   // and underflow (the counter's two ends), delete on zero, a response held by back-pressure.
   c_table_full: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_status == FC_ST_FULL);
-  c_all_valid: cover property (@(posedge clk_i) disable iff (!sva_on_q) &valid);
+  c_all_valid: cover property (@(posedge clk_i) disable iff (!sva_on_q) &valid_q);
   c_saturated: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_status == FC_ST_SATURATED);
   c_underflow: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_status == FC_ST_UNDERFLOW);
   c_ack_delete: cover property (@(posedge clk_i) disable iff (!sva_on_q) exec && unit_deleted);
