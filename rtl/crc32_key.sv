@@ -1,7 +1,8 @@
 // CRC-32 hash unit (reflected, polynomial 0xEDB88320, init and final XOR all ones) over the bytes of a
 // key, most significant byte first: the index function of the Flowcut, flowlet and FlowSail tables
 // (tlm/blocks/hash.h crc32_key computes the same value, so model and RTL pick the same entry).
-// Purely combinational: KeyWidth/8 byte steps of 8 bit steps each, an XOR tree after synthesis.
+// Purely combinational: KeyWidth/8 byte steps of 8 bit steps each (crc32_key.svh), an XOR tree after
+// synthesis.
 `default_nettype none
 
 module crc32_key #(
@@ -10,7 +11,6 @@ module crc32_key #(
   input  wire [KeyWidth-1:0] key_i,
   output reg  [31:0]         crc_o
 );
-  localparam integer NUM_BYTES = KeyWidth / 8;
 
   // The parameter checks at the end of the module stop elaboration; this prints the offending values too
   // (Yosys while it elaborates, a simulator at time 0). $display, not $error: Yosys 0.23 has no $error
@@ -20,16 +20,8 @@ module crc32_key #(
       $display("crc32_key: KeyWidth (%0d) must be a multiple of 8 in 8 .. 128", KeyWidth);
   end
 
-  reg [31:0] crc;
-  integer i, b;
-  always @* begin
-    crc = 32'hFFFF_FFFF;
-    for (i = NUM_BYTES - 1; i >= 0; i = i - 1) begin
-      crc = crc ^ {24'd0, key_i[i*8 +: 8]};
-      for (b = 0; b < 8; b = b + 1) crc = (crc >> 1) ^ (32'hEDB8_8320 & {32{crc[0]}});
-    end
-    crc_o = ~crc;
-  end
+  `include "crc32_key.svh"
+  always @* crc_o = crc32_key_f(key_i);
 
   // Parameter checks at elaboration: an illegal value instantiates a module that does not exist and
   // whose name states the rule, so Verilator and Yosys both stop and name it.

@@ -5,7 +5,8 @@
 //
 // Requests (valid/ready), one at a time:
 //   op 0 ACCESS  key, port_count (1 .. 2^PortWidth) -> port, new_flowlet, index.  Latency 3 cycles:
-//                hash and RAM read in c+1, decide and write back in c+2, response from c+3.
+//                the key's hash registered as the request is taken (cycle c), RAM read in c+1, decide
+//                and write back in c+2, response from c+3.
 //   op 1 CHECK   the checker sweep: every valid entry with age 0 gets age 1, every valid entry with
 //                age 1 is invalidated. Latency Entries + 2 cycles: one entry per cycle through a
 //                pipelined read-modify-write of the 1R1W RAM.
@@ -47,16 +48,15 @@ module flowlet_table #(
   end
 
   reg                 op_q;
-  reg [KeyWidth-1:0]  key_q;
   reg [PortWidth:0]   count_q;
   reg [2:0]           state_q, state_d;
   reg [IDX_W:0]       ptr_q, ptr_d;  // init and sweep position (one spare bit: runs to Entries)
   wire                req_fire = req_valid_i && req_ready_o;
   assign req_ready_o = state_q == ST_IDLE;
 
-  wire [31:0] crc;
-  crc32_key #(.KeyWidth(KeyWidth)) u_hash (.key_i(key_q), .crc_o(crc));
-  wire [IDX_W-1:0] hash_idx = crc[IDX_W-1:0];
+  // The hash of an ACCESS key (its low IDX_W bits: the entry) is computed from the request port and
+  // registered as the request is taken, in idx_q; only the entry index is kept, not the key.
+  `include "crc32_key.svh"
 
   // RAM with one synchronous read port and one write port.
   reg [EW-1:0]    ram [0:Entries-1];
@@ -91,7 +91,7 @@ module flowlet_table #(
     state_d = state_q;
     ptr_d = ptr_q;
     rd_en = 1'b0;
-    rd_addr = hash_idx;
+    rd_addr = idx_q;
     wr_en = 1'b0;
     wr_addr = idx_q;
     wr_data = {rnd_port, 2'b01};
@@ -146,10 +146,9 @@ module flowlet_table #(
   always @(posedge clk_i) begin
     if (req_fire) begin
       op_q <= req_op_i;
-      key_q <= req_key_i;
       count_q <= req_port_count_i;
+      if (!req_op_i) idx_q <= IDX_W'(crc32_key_f(req_key_i));  // the low IDX_W bits
     end
-    if (state_q == ST_READ) idx_q <= hash_idx;
     if (state_q == ST_EXEC) begin
       rsp_port_q <= rd_q[0] ? rd_q[EW-1:2] : rnd_port;
       rsp_new_q <= !rd_q[0];
@@ -161,7 +160,7 @@ module flowlet_table #(
   assign rsp_new_flowlet_o = rsp_new_q;
   assign rsp_index_o = idx_q;
 
-  wire unused_flowlet = ^{op_q, crc[31:IDX_W]};
+  wire unused_flowlet = op_q;
 `ifdef FORMAL
   // Entry invariants, proven with Yosys sat -tempinduct (verification/formal/, docs/formal.md;
   // read_verilog -formal defines FORMAL). An entry is {port, age, valid}. For one arbitrary
@@ -244,6 +243,7 @@ module flowlet_table #(
   reg [SVA_WW-1:0] sva_wait_q;
   reg [Entries-1:0] sva_valid_q;
   reg [KeyWidth-1:0] sva_key_q [0:Entries-1];
+  reg [KeyWidth-1:0] sva_req_key_q;  // the key of the request being served
   wire             sva_rsp_fire = rsp_valid_o && rsp_ready_i;
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -266,10 +266,11 @@ module flowlet_table #(
   end
   always @(posedge clk_i) begin
     if (req_fire) sva_op_q <= req_op_i;
-    if (state_q == ST_EXEC) sva_key_q[idx_q] <= key_q;
+    if (req_fire) sva_req_key_q <= req_key_i;
+    if (state_q == ST_EXEC) sva_key_q[idx_q] <= sva_req_key_q;
     if (rd_en) begin
       sva_rd_valid_q <= sva_valid_q[rd_addr];  // the value the RAM read returns (read before write)
-      sva_rd_owned_q <= sva_key_q[rd_addr] == key_q;
+      sva_rd_owned_q <= sva_key_q[rd_addr] == sva_req_key_q;
     end
   end
   wire [SVA_WW-1:0] sva_latency = sva_op_q ? SVA_WW'(Entries + 2) : SVA_WW'(3);
