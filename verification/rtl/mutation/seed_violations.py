@@ -49,7 +49,9 @@ MUTATIONS = [
     ('flowlet', 'a_answered', [('flowlet_table.sv', "        rd_en = 1'b1;\n        state_d = ST_EXEC;", "        rd_en = 1'b1;\n        state_d = ST_READ;")], None),
     ('flowlet', 'a_ptr_range', [('flowlet_table.sv', "if (ptr_q == Entries[IDX_W:0] - 1'b1) state_d = ST_IDLE;", "if (ptr_q == Entries[IDX_W:0] + 1'b1) state_d = ST_IDLE;")], None),
     ('flowlet', 'a_draw_range', [('flowlet_table.sv', '    .range_i(count_q),', "    .range_i(count_q + 1'b1),")], None),
-    ('flowlet', 'a_rd_valid', [('flowlet_table.sv', "if (ptr_q == Entries[IDX_W:0] - 1'b1) state_d = ST_IDLE;", "if (ptr_q == Entries[IDX_W:0] - 2'd2) state_d = ST_IDLE;")], '1'),
+    # The bug shows only when the uncleared entry's random initial valid bit is 1: with the current coding,
+    # seeds 4 to 11 (1 to 3 leave it 0, and the unmodified table is then indistinguishable).
+    ('flowlet', 'a_rd_valid', [('flowlet_table.sv', "if (ptr_q == Entries[IDX_W:0] - 1'b1) state_d = ST_IDLE;", "if (ptr_q == Entries[IDX_W:0] - 2'd2) state_d = ST_IDLE;")], '4'),
     ('fgfc', 'a_rsp_hold', [('fgfc_generator.sv', "      else if (rsp_ready_i) rsp_valid_q <= 1'b0;", "      else rsp_valid_q <= 1'b0;")], None),
     ('fgfc', 'a_rsp_once', [('fgfc_generator.sv', '  assign req_ready_o = !rsp_valid_q;', "  assign req_ready_o = 1'b1;")], None),
     ('fgfc', 'a_answered', [('fgfc_generator.sv', "      if (req_fire) rsp_valid_q <= 1'b1;", "      if (req_fire && req_xoff_i) rsp_valid_q <= 1'b1;")], None),
