@@ -53,42 +53,47 @@ module fgfc_generator #(
     if (Gap < 1 || Gap > 65535) $display("fgfc_generator: Gap (%0d) outside 1 .. 65535", Gap);
   end
 
-  reg [31:0]   fid_q    [0:Slots-1];
-  reg          xoff_q   [0:Slots-1];
-  reg [15:0]   period_q [0:Slots-1];
-  reg [23:0]   credit_q [0:Slots-1];
-  reg [CW-1:0] cnt_q    [0:Slots-1];
+  // Slot registers: flip-flops (every slot is compared and counted at once); mem2reg keeps Yosys from
+  // taking the arrays for memories now that one slot is written at an index.
+  (* mem2reg *) reg [31:0]   fid_q    [0:Slots-1];
+  (* mem2reg *) reg          xoff_q   [0:Slots-1];
+  (* mem2reg *) reg [15:0]   period_q [0:Slots-1];
+  (* mem2reg *) reg [23:0]   credit_q [0:Slots-1];
+  (* mem2reg *) reg [CW-1:0] cnt_q    [0:Slots-1];
   reg [Slots-1:0] pend_q;
 
   // Frame port: lowest eligible slot.
   reg [Slots-1:0] in_use, eligible, match;
-  reg             any_eligible, any_free, hit;
-  reg [SW-1:0]    emit_sel, free_sel, match_sel;
   integer i;
   always @* begin
-    any_eligible = 1'b0;
-    any_free = 1'b0;
-    hit = 1'b0;
-    emit_sel = {SW{1'b0}};
-    free_sel = {SW{1'b0}};
-    match_sel = {SW{1'b0}};
-    for (i = Slots - 1; i >= 0; i = i - 1) begin
+    for (i = 0; i < Slots; i = i + 1) begin
       in_use[i] = pend_q[i] || cnt_q[i] != {CW{1'b0}};
       eligible[i] = pend_q[i] && cnt_q[i] == {CW{1'b0}};
       match[i] = in_use[i] && fid_q[i] == req_flow_id_i;
-      if (eligible[i]) begin
-        any_eligible = 1'b1;
-        emit_sel = SW'(i);
-      end
-      if (!in_use[i]) begin
-        any_free = 1'b1;
-        free_sel = SW'(i);
-      end
-      if (match[i]) begin
-        hit = 1'b1;
-        match_sel = SW'(i);
-      end
     end
+  end
+  // Priority encoders (lowest slot wins): isolate the lowest set bit (x & -x), then encode the one-hot
+  // vector, each select bit an OR over the slots whose number has that bit (0 when none is set).
+  function automatic [Slots-1:0] slot_bit_mask(input integer b);
+    integer k;
+    begin
+      slot_bit_mask = {Slots{1'b0}};
+      for (k = 0; k < Slots; k = k + 1) slot_bit_mask[k] = ((k >> b) & 1) != 0;
+    end
+  endfunction
+  wire             any_eligible = |eligible;
+  wire             any_free = !(&in_use);
+  wire             hit = |match;
+  wire [Slots-1:0] emit_1h = eligible & (~eligible + Slots'(1));
+  wire [Slots-1:0] free_1h = ~in_use & (in_use + Slots'(1));
+  wire [Slots-1:0] match_1h = match & (~match + Slots'(1));
+  wire [SW-1:0]    emit_sel, free_sel, match_sel;
+  genvar sb;
+  for (sb = 0; sb < SW; sb = sb + 1) begin : g_encode
+    localparam [Slots-1:0] Mask = slot_bit_mask(sb);
+    assign emit_sel[sb] = |(emit_1h & Mask);
+    assign free_sel[sb] = |(free_1h & Mask);
+    assign match_sel[sb] = |(match_1h & Mask);
   end
 
   assign frm_valid_o = any_eligible;
@@ -120,26 +125,25 @@ module fgfc_generator #(
     end else begin
       if (req_fire) rsp_valid_q <= 1'b1;
       else if (rsp_ready_i) rsp_valid_q <= 1'b0;
-      for (i = 0; i < Slots; i = i + 1) begin
-        // The gap starts when the frame goes out: eligible again Gap cycles later.
-        if (emit_fire && emit_sel == SW'(i)) cnt_q[i] <= GAP_LOAD;
-        else if (cnt_q[i] != {CW{1'b0}}) cnt_q[i] <= cnt_q[i] - 1'b1;
-        if (wr_en && wr_sel == SW'(i)) pend_q[i] <= 1'b1;
-        else if (emit_fire && emit_sel == SW'(i)) pend_q[i] <= 1'b0;
-      end
+      // Every gap counter counts down; the gap starts when the frame goes out: the emitted slot's counter
+      // reloads (the later assignment wins), eligible again Gap cycles later. A request sets its slot's
+      // pending bit, an emitted frame clears it (the request wins in the same cycle).
+      for (i = 0; i < Slots; i = i + 1)
+        if (cnt_q[i] != {CW{1'b0}}) cnt_q[i] <= cnt_q[i] - 1'b1;
+      if (emit_fire) cnt_q[emit_sel] <= GAP_LOAD;
+      pend_q <= (wr_en ? Slots'(1) << wr_sel : {Slots{1'b0}})
+              | (pend_q & ~(emit_fire ? Slots'(1) << emit_sel : {Slots{1'b0}}));
     end
   end
 
   // Slot contents need no reset: a slot is read only while pend_q or its counter says it is in use.
   always @(posedge clk_i) begin
     if (req_fire) rsp_status_q <= status;
-    for (i = 0; i < Slots; i = i + 1) begin
-      if (wr_en && wr_sel == SW'(i)) begin
-        fid_q[i] <= req_flow_id_i;
-        xoff_q[i] <= req_xoff_i;
-        period_q[i] <= req_period_i;
-        credit_q[i] <= req_credit_i;
-      end
+    if (wr_en) begin
+      fid_q[wr_sel] <= req_flow_id_i;
+      xoff_q[wr_sel] <= req_xoff_i;
+      period_q[wr_sel] <= req_period_i;
+      credit_q[wr_sel] <= req_credit_i;
     end
   end
 `ifdef FORMAL

@@ -56,7 +56,7 @@ MUTATIONS = [
     ('fgfc', 'a_rsp_once', [('fgfc_generator.sv', '  assign req_ready_o = !rsp_valid_q;', "  assign req_ready_o = 1'b1;")], None),
     ('fgfc', 'a_answered', [('fgfc_generator.sv', "      if (req_fire) rsp_valid_q <= 1'b1;", "      if (req_fire && req_xoff_i) rsp_valid_q <= 1'b1;")], None),
     ('fgfc', 'a_frm_hold', [('fgfc_generator.sv', '  assign frm_valid_o = any_eligible;', '  assign frm_valid_o = any_eligible && !req_valid_i;')], None),
-    ('fgfc', 'a_gap_range', [('fgfc_generator.sv', "        else if (cnt_q[i] != {CW{1'b0}}) cnt_q[i] <= cnt_q[i] - 1'b1;", "        else cnt_q[i] <= cnt_q[i] - 1'b1;")], None),
+    ('fgfc', 'a_gap_range', [('fgfc_generator.sv', "        if (cnt_q[i] != {CW{1'b0}}) cnt_q[i] <= cnt_q[i] - 1'b1;", "        cnt_q[i] <= cnt_q[i] - 1'b1;")], None),
     ('fgfc', 'a_flow_unique', [('fgfc_generator.sv', '  wire [SW-1:0] wr_sel = hit ? match_sel : free_sel;', '  wire [SW-1:0] wr_sel = free_sel;')], None),
     ('fgfc', 'a_full_means_full', [('fgfc_generator.sv', '  wire [1:0]    status = !(hit || any_free) ? ST_FULL', "  wire [1:0]    status = !(hit || any_free) || req_flow_id_i == 32'd3 ? ST_FULL")], None),
     ('cam', 'a_rsp_hold', [('flowcut_table_cam.sv', '  assign rsp_drain_o = rsp_entry_q[OFF_RA + 48];', '  assign rsp_drain_o = rsp_entry_q[OFF_RA + 48] ^ rsp_ready_i;')], None),
