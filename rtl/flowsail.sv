@@ -470,8 +470,11 @@ module flowsail #(
 
 `ifndef SYNTHESIS
 `ifndef FORMAL  // Yosys' formal read (verification/formal) parses no concurrent assertions
+`ifndef NETASIC_NO_SVA  // the co-simulation models (tlm/cosim), Verilated without --assert
   // ---- Assertions and cover points: simulation only (Verilator --assert / --coverage-user in
-  // verification/rtl); Yosys defines SYNTHESIS, or FORMAL in the proofs, and never sees them. ----
+  // verification/rtl); Yosys defines SYNTHESIS, or FORMAL in the proofs, and never sees them. The
+  // co-simulation models define NETASIC_NO_SVA: without --assert nothing reads the reference state below,
+  // but Verilated with --trace-fst it would still be evaluated at every clock edge. ----
   // Reference state: request in flight, cycles waited, and which NFT/CFT entries were written since
   // reset (an entry never written must read as the RAM clear left it: all zero).
   reg                  sva_on_q;  // out of reset (the checks sample this flop, not the asynchronous reset)
@@ -577,6 +580,7 @@ module flowsail #(
   c_release_refused: cover property (@(posedge clk_i) disable iff (!sva_on_q) sva_rel && status == S_NOT_FOUND);
   c_thr_load: cover property (@(posedge clk_i) disable iff (!sva_on_q) req_fire && req_thr_load_i);
   c_rsp_stall: cover property (@(posedge clk_i) disable iff (!sva_on_q) rsp_valid_o && !rsp_ready_i);
+`endif
 `endif
 `endif
 endmodule
