@@ -111,8 +111,23 @@ module flowsail #(
   assign req_ready_o = state_q == ST_IDLE;
   assign rsp_valid_o = state_q == ST_RSP;
 
-  wire [31:0]    crc;
-  crc32_key #(.KeyWidth(32)) u_hash (.key_i(fid_q), .crc_o(crc));
+  // The entries' index: CRC-32 of the flow id. The same function and loop as crc32_key (the index
+  // function of every table), written out here rather than instantiated so that it is evaluated only in
+  // ST_READ and ST_EXEC, the two states that address the RAMs with it (ST_INIT uses the clear pointer),
+  // and is 0 in the others: a cycle-based simulator (Verilator) then skips its 32 serial bit steps there.
+  reg [31:0]     crc, crc_c;
+  integer        cb, cbit;
+  always @* begin
+    crc = 32'd0;
+    crc_c = 32'hFFFF_FFFF;
+    if (state_q == ST_READ || state_q == ST_EXEC) begin
+      for (cb = 3; cb >= 0; cb = cb - 1) begin
+        crc_c = crc_c ^ {24'd0, fid_q[cb*8 +: 8]};
+        for (cbit = 0; cbit < 8; cbit = cbit + 1) crc_c = (crc_c >> 1) ^ (32'hEDB8_8320 & {32{crc_c[0]}});
+      end
+      crc = ~crc_c;
+    end
+  end
   wire [NIW-1:0] nft_idx = crc[NIW-1:0];
   wire [CIW-1:0] cft_idx = crc[CIW-1:0];
   wire           unused_crc = ^crc;  // the tables use the low index bits only
