@@ -111,8 +111,17 @@ module flowsail #(
   assign req_ready_o = state_q == ST_IDLE;
   assign rsp_valid_o = state_q == ST_RSP;
 
-  wire [31:0]    crc;
-  crc32_key #(.KeyWidth(32)) u_hash (.key_i(fid_q), .crc_o(crc));
+  // The entries' index: CRC-32 of the flow id (crc32_key.svh, the index function of every table), computed
+  // only in ST_READ and ST_EXEC, the two states that address the RAMs with it (ST_INIT uses the clear
+  // pointer), and 0 in the others: a cycle-based simulator (Verilator) then skips its 32 serial bit steps
+  // there.
+  localparam integer KeyWidth = 32;  // the flow id, for crc32_key_f
+  `include "crc32_key.svh"
+  reg [31:0]     crc;
+  always @* begin
+    crc = 32'd0;
+    if (state_q == ST_READ || state_q == ST_EXEC) crc = crc32_key_f(fid_q);
+  end
   wire [NIW-1:0] nft_idx = crc[NIW-1:0];
   wire [CIW-1:0] cft_idx = crc[CIW-1:0];
   wire           unused_crc = ^crc;  // the tables use the low index bits only
@@ -159,19 +168,10 @@ module flowsail #(
   wire [QW-1:0] c_orig_q = cft_rd_q[35 + SB + PB +: QW];
   wire          c_hit = c_valid && c_fid == fid_q;
 
-  // Empty-queue bitmap of the normal queues and its lowest set bit.
-  reg          any_empty;
-  reg [QW-1:0] empty_sel;
+  // The operation's datapath (below, after the random source) is evaluated in ST_EXEC only.
   integer k;
-  always @* begin
-    any_empty = 1'b0;
-    empty_sel = {QW{1'b0}};
-    for (k = Queues - 2; k >= 0; k = k - 1)
-      if (len_q[k] == {SB{1'b0}}) begin
-        any_empty = 1'b1;
-        empty_sel = QW'(k);
-      end
-  end
+  reg          any_empty;  // an empty normal queue, and the lowest one
+  reg [QW-1:0] empty_sel;
 
   // New flow, no empty normal queue: a random normal queue (Rng::below(Queues - 1)).
   wire          enq = op_q == OP_ENQ;
@@ -186,40 +186,89 @@ module flowsail #(
     .below_o(rnd_q)
   );
 
-  // The entry and queue the operation works on.
-  wire          use_cft = enq ? c_hit : op_q == OP_DEQ ? queue_q == RSV : 1'b1;  // CONTROL: the CFT entry
-  wire [QW-1:0] q = !enq ? queue_q : c_hit ? RSV : n_size != {SB{1'b0}} ? n_q : any_empty ? empty_sel : rnd_q;
-  wire [SB-1:0] size = use_cft ? c_size : n_size;
-  wire [PB-1:0] pn = use_cft ? c_pn : n_pn;
-  wire [SB-1:0] len = len_q[q];
-  wire [FB-1:0] fnum = fnum_q[q];
-
-  // Enqueue arithmetic: overflow is a carry out of the SizeBits-wide counters.
-  wire [SB:0]   size_add = {1'b0, size} + {1'b0, bytes_q};
-  wire [SB:0]   len_add = {1'b0, len} + {1'b0, bytes_q};
-  wire          overflow = size_add[SB] || len_add[SB];
-  wire [FB-1:0] fnum_enq = (size == {SB{1'b0}} && fnum != FLOWNUM_MAX) ? fnum + 1'b1 : fnum;
-  // S_fair = Q >> ceil(log2 flowNum): ceil(log2 n) is the bit length of n - 1 (leading-one position + 1).
-  wire [FB-1:0] fnum_m1 = fnum_enq == {FB{1'b0}} ? {FB{1'b0}} : fnum_enq - 1'b1;
-  reg  [4:0]    log2_ceil;
+  // The operation's datapath. Every consumer is qualified by ST_EXEC (the write-backs, the response
+  // registers, the random draw), so it is evaluated in that state only and holds 0 in the others: a
+  // cycle-based simulator (Verilator, the co-simulation) then skips it in the other three cycles of an
+  // operation and during the RAM clear after reset. The flip-flops and ports see the same values.
+  reg          use_cft;  // the operation's entry is the CFT's (CONTROL: always)
+  reg [QW-1:0] q;        // the queue it works on
+  reg [SB-1:0] size, len;
+  reg [PB-1:0] pn;
+  reg [FB-1:0] fnum;
+  reg [SB:0]   size_add, len_add;  // enqueue: overflow is a carry out of the SizeBits-wide counters
+  reg          overflow;
+  reg [FB-1:0] fnum_enq, fnum_m1;
+  reg [4:0]    log2_ceil;
+  reg [SB-1:0] s_fair;
+  reg          over_high, over_low, cong_raw, pn_full;
+  reg          underflow;  // dequeue
+  reg [SB-1:0] size_sub, len_sub;
+  reg [FB-1:0] fnum_deq;
+  reg          pn_dec;
+  reg [PB-1:0] pn_deq;
   always @* begin
+    any_empty = 1'b0;
+    empty_sel = {QW{1'b0}};
+    use_cft = 1'b0;
+    q = {QW{1'b0}};
+    size = {SB{1'b0}};
+    len = {SB{1'b0}};
+    pn = {PB{1'b0}};
+    fnum = {FB{1'b0}};
+    size_add = {(SB + 1){1'b0}};
+    len_add = {(SB + 1){1'b0}};
+    overflow = 1'b0;
+    fnum_enq = {FB{1'b0}};
+    fnum_m1 = {FB{1'b0}};
     log2_ceil = 5'd0;
-    for (k = 0; k < FB; k = k + 1)
-      if (fnum_m1[k]) log2_ceil = 5'(k + 1);
+    s_fair = {SB{1'b0}};
+    over_high = 1'b0;
+    over_low = 1'b0;
+    cong_raw = 1'b0;
+    pn_full = 1'b0;
+    underflow = 1'b0;
+    size_sub = {SB{1'b0}};
+    len_sub = {SB{1'b0}};
+    fnum_deq = {FB{1'b0}};
+    pn_dec = 1'b0;
+    pn_deq = {PB{1'b0}};
+    if (state_q == ST_EXEC) begin
+      // Empty-queue bitmap of the normal queues and its lowest set bit.
+      for (k = Queues - 2; k >= 0; k = k - 1)
+        if (len_q[k] == {SB{1'b0}}) begin
+          any_empty = 1'b1;
+          empty_sel = QW'(k);
+        end
+      // The entry and queue the operation works on.
+      use_cft = enq ? c_hit : op_q == OP_DEQ ? queue_q == RSV : 1'b1;
+      q = !enq ? queue_q : c_hit ? RSV : n_size != {SB{1'b0}} ? n_q : any_empty ? empty_sel : rnd_q;
+      size = use_cft ? c_size : n_size;
+      pn = use_cft ? c_pn : n_pn;
+      len = len_q[q];
+      fnum = fnum_q[q];
+      // Enqueue arithmetic.
+      size_add = {1'b0, size} + {1'b0, bytes_q};
+      len_add = {1'b0, len} + {1'b0, bytes_q};
+      overflow = size_add[SB] || len_add[SB];
+      fnum_enq = (size == {SB{1'b0}} && fnum != FLOWNUM_MAX) ? fnum + 1'b1 : fnum;
+      // S_fair = Q >> ceil(log2 flowNum): ceil(log2 n) is the bit length of n - 1 (leading-one position + 1).
+      fnum_m1 = fnum_enq == {FB{1'b0}} ? {FB{1'b0}} : fnum_enq - 1'b1;
+      for (k = 0; k < FB; k = k + 1)
+        if (fnum_m1[k]) log2_ceil = 5'(k + 1);
+      s_fair = len_add[SB-1:0] >> log2_ceil;
+      over_high = len_add[SB-1:0] > q_high_q;
+      over_low = len_add[SB-1:0] > q_low_q;
+      cong_raw = over_high || (over_low && size_add[SB-1:0] > s_fair);
+      pn_full = pn == PAUSE_MAX;
+      // Dequeue arithmetic.
+      underflow = bytes_q > size || bytes_q > len;
+      size_sub = size - bytes_q;
+      len_sub = len - bytes_q;
+      fnum_deq = (size_sub == {SB{1'b0}} && fnum != {FB{1'b0}}) ? fnum - 1'b1 : fnum;
+      pn_dec = cong_in_q && pn != {PB{1'b0}};
+      pn_deq = pn_dec ? pn - 1'b1 : pn;
+    end
   end
-  wire [SB-1:0] s_fair = len_add[SB-1:0] >> log2_ceil;
-  wire          over_high = len_add[SB-1:0] > q_high_q;
-  wire          over_low = len_add[SB-1:0] > q_low_q;
-  wire          cong_raw = over_high || (over_low && size_add[SB-1:0] > s_fair);
-  wire          pn_full = pn == PAUSE_MAX;
-
-  // Dequeue arithmetic.
-  wire          underflow = bytes_q > size || bytes_q > len;
-  wire [SB-1:0] size_sub = size - bytes_q;
-  wire [SB-1:0] len_sub = len - bytes_q;
-  wire [FB-1:0] fnum_deq = (size_sub == {SB{1'b0}} && fnum != {FB{1'b0}}) ? fnum - 1'b1 : fnum;
-  wire          pn_dec = cong_in_q && pn != {PB{1'b0}};
-  wire [PB-1:0] pn_deq = pn_dec ? pn - 1'b1 : pn;
   localparam [0:0] DEFER = DeferredRelease != 0;
   wire          c_idle = c_hit && c_resumed && c_size == {SB{1'b0}} && c_pn == {PB{1'b0}};
 
@@ -351,12 +400,14 @@ module flowsail #(
     end
   end
 
-  // Queue table next state (cfNum saturates both ways).
+  // Queue table next state (cfNum saturates both ways); it changes in ST_EXEC only.
   always @* begin
     for (k = 0; k < Queues; k = k + 1) begin
       len_d[k] = len_q[k];
       fnum_d[k] = fnum_q[k];
       cf_d[k] = cf_q[k];
+    end
+    if (state_q == ST_EXEC) for (k = 0; k < Queues; k = k + 1) begin
       if (qt_we && q == QW'(k)) begin
         len_d[k] = len_new;
         fnum_d[k] = fnum_new;
@@ -406,7 +457,7 @@ module flowsail #(
     end else begin
       state_q <= state_d;
       ptr_q <= ptr_d;
-      for (k = 0; k < Queues; k = k + 1) begin
+      if (state_q == ST_EXEC) for (k = 0; k < Queues; k = k + 1) begin
         len_q[k] <= len_d[k];
         fnum_q[k] <= fnum_d[k];
         cf_q[k] <= cf_d[k];

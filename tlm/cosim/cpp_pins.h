@@ -66,9 +66,14 @@ class CppCore {
   const V& dut() const { return *dut_; }
 
  private:
-  // The model's own context; waveforms need tracing on before the model is built.
+  // The model's own context; waveforms need tracing on before the model is built. One thread: the models
+  // are Verilated single-threaded, and a context's default (the hardware's thread count) makes it start
+  // a pool of that many idle worker threads when the model is added, each with its 8 MiB stack: one per
+  // block instance (80 on the FlowSail k=4 fabric, and their stacks then took most of the start-up's
+  // huge-page collapse).
   static std::unique_ptr<VerilatedContext> context() {
     auto c = std::make_unique<VerilatedContext>();
+    c->threads(1);
     if (wave_options().fst) c->traceEverOn(true);
     return c;
   }

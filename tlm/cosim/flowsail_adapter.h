@@ -59,7 +59,7 @@ struct FlowsailResponse {
 // the model clamps them); the next ENQUEUE loads them into the RTL (req_thr_load_i) when they differ from
 // the ones it holds. Random queue choice: the model draws from the switch's stream, which every block of
 // the switch shares, so every ENQUEUE hands the stream's state over (req_seed_load_i, seed_i) and the RTL
-// draws from it as the model does.
+// draws from it as the model does (seed_i is written only when the state changed since it was last written).
 //
 // What the RTL decides: every answer (status, queue, congestion mark and whether Qh made it, PAUSE, RESUME,
 // the paused-queue bitmap, whether a RELEASE freed the entry). What the adapter keeps: a record of the block
@@ -74,7 +74,7 @@ class RtlFlowsail final : public FlowsailIf {
               const char* impl)
       : record_(config, rng), rng_(rng), point_(point),
         hs_(std::make_unique<Pins>(owner, point), owner, "flowsail", point.name, impl) {
-    hs_.pins().seed(rng_);
+    put_seed();
     hs_.reset(4);
   }
   RtlFlowsail(const RtlFlowsail&) = delete;
@@ -92,7 +92,7 @@ class RtlFlowsail final : public FlowsailIf {
       r.q_high = q_high_ = c.q_high;
       thr_loaded_ = true;
     }
-    hs_.pins().seed(rng_);
+    if (!seed_current()) put_seed();  // seed_i still holds the stream's state unless someone drew since
     r.seed_load = true;
     const FlowsailResponse got = run("enqueue", r);
     const FlowsailEnqueue want = record_.enqueue(fid, bytes);
@@ -181,6 +181,15 @@ class RtlFlowsail final : public FlowsailIf {
     hs_.transact(op, record_.config().latency, ready_wait, 16, [&] { return where(r); }, [&] { got = d.response(); });
     return got;
   }
+  // seed_i = the stream's state, remembered so that an unchanged state is not written again.
+  void put_seed() {
+    hs_.pins().seed(rng_);
+    for (int i = 0; i < 4; ++i) seed_[i] = rng_.state(i);
+  }
+  bool seed_current() const {
+    return rng_.state(0) == seed_[0] && rng_.state(1) == seed_[1] && rng_.state(2) == seed_[2] &&
+           rng_.state(3) == seed_[3];
+  }
   [[noreturn]] void differ(const std::string& what, const std::string& model, const std::string& rtl) const {
     throw ModelError(hs_.name() + ": " + what + ": model " + model + " | rtl " + rtl);
   }
@@ -201,6 +210,7 @@ class RtlFlowsail final : public FlowsailIf {
   RtlHandshake<Pins> hs_;
   bool thr_loaded_ = false;
   std::uint32_t q_low_ = 0, q_high_ = 0;  // what the RTL holds once loaded
+  std::uint64_t seed_[4] = {};             // the state on seed_i
 };
 
 // A Verilated point and how to build its block.

@@ -126,6 +126,17 @@ inline void disable_process(sc_core::sc_module& m, const std::string& name) {
                      " processes, the adapter expects one");
 }
 
+// The SystemC-output models share Verilator's global context, whose thread pool starts when the first
+// model is added: one thread (the models are Verilated single-threaded), not the default of the hardware's
+// thread count, which would start that many idle worker threads. Before the first model is built.
+inline void single_thread_context() {
+  static const bool once = [] {
+    Verilated::threadContextp()->threads(1);
+    return true;
+  }();
+  (void)once;
+}
+
 // The clock, reset and handshake pins of one SystemC-output model (ports clk_i, rst_ni, req_valid_i,
 // req_ready_o, rsp_valid_o, rsp_ready_i) bound to ImmediateWires, and its evaluation: the part of
 // RtlHandshake's `Pins` every block shares. A block's Pins derives from it, binds its own fields' wires in
@@ -140,6 +151,7 @@ class ScCore {
   ScCore(const std::string& name, const char* basename) : name_(name) {
     check_elaborating(name);
     if (wave_options().fst) Verilated::traceEverOn(true);  // before the model is built
+    single_thread_context();
     dut_.reset(new V(sc_core::sc_gen_unique_name(basename)));
     V& d = *dut_;
     d.clk_i.bind(clk_i_);
