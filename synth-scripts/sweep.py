@@ -1,5 +1,5 @@
 """Size sweep: hashed Flowcut table and flowlet table 256 .. 65,536 entries; fully associative Flowcut
-table (CAM) 16 .. 4,096 entries measured, extrapolated beyond with a least-squares fit a + b n +
+table (CAM) 16 .. 2,048 entries measured, extrapolated beyond with a least-squares fit a + b n +
 c n log2 n (the CAM is a per-entry register, comparator and mux slice, plus index decoders and priority
 encoders log2 n bits wide per entry; see cam_fit). Writes
 docs/img/synthesis_sweep.png, docs/synthesis_sweep.json (every point's result, the CAM calibration and
@@ -8,15 +8,17 @@ Pre-layout estimates.
 
 The CAM runs through two flows (synth.py --flow, see docs/synthesis.md):
   - abc (the full flow, techmap + ABC) up to --cam-abc-max entries (default 128). The 256-entry point
-    takes Yosys 14 minutes (its run time grows faster than the design), so by default its recorded result
+    takes Yosys 15 minutes of CPU (its run time grows faster than the design), so by default its recorded result
     (RECORDED_CAM_ABC below, also in docs/synthesis.md) is used instead; --cam-abc-max 256 re-measures it;
-  - techmap (no ABC, about 20 times cheaper at 256 entries) at every CAM size up to --cam-max (default
-    4,096). Its NAND2 equivalents are larger than the ABC flow's (no logic minimisation); they are
+  - techmap (no ABC, about 15 times cheaper at 256 entries) at every CAM size up to --cam-max (default
+    2,048: with the current coding Yosys' `proc` on the entry arrays takes 1,082 s of CPU at 2,048
+    entries, and 4,096 had not left it after 10 minutes). Its NAND2 equivalents are larger than the ABC
+    flow's (no logic minimisation); they are
     calibrated with factor = ABC / techmap NAND2 equivalents at the largest size both flows ran, and the
     points above --cam-abc-max are reported as "measured (techmap flow, calibrated)". Flip-flops are
     exact in both flows (they must match wherever both ran; the sweep fails otherwise).
-The full run takes about 40 minutes of Yosys CPU time (most of it the 2,048- and 4,096-entry techmap
-points; +14 minutes with --cam-abc-max 256) and about 11 GB of memory at 4,096 entries.
+The full run takes about 35 minutes of Yosys CPU time (most of it the 1,024- and 2,048-entry techmap
+points; +15 minutes with --cam-abc-max 256) and about 5.6 GB of memory at 2,048 entries.
 
   /usr/bin/python3 synth-scripts/sweep.py [--quick] [--reuse] [--cam-abc-max N] [--cam-max N]
 
@@ -40,10 +42,12 @@ HOW_TECHMAP = "measured (techmap flow, calibrated)"
 HOW_EXTRA = "extrapolated"
 
 # ABC-flow CAM results recorded from an earlier run and not re-run by default (see the docstring):
-# `netasic synth flowcut_table --param Impl=CAM --param Entries=256`, 841 s, 780 MB of Yosys memory.
+# `synth-scripts/synth.py flowcut_table Impl=CAM Entries=256`, 883 s of CPU, 749 MB of Yosys memory. Re-record
+# it (or run --cam-abc-max 256) whenever rtl/flowcut_table_cam.sv changes: the calibration rests on it.
 RECORDED_CAM_ABC = {
-    256: {"nand2_equivalent": 579824.0, "flip_flops": 49979, "memory_bits": 0, "yosys_seconds": 841,
-          "yosys_peak_rss_mb": 780, "recorded": "earlier run, not re-run by this sweep"},
+    256: {"nand2_equivalent": 582511.0, "flip_flops": 49979, "memory_bits": 0, "yosys_seconds": 1878,
+          "yosys_cpu_seconds": 883.5, "yosys_peak_rss_mb": 749,
+          "recorded": "earlier run (the current CAM coding), not re-run by this sweep"},
 }
 
 
@@ -97,12 +101,12 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="a few small points only (a few minutes); writes under build-rtl/sweep/ only")
     ap.add_argument("--reuse", action="store_true", help="reuse existing per-point results (see above)")
-    ap.add_argument("--cam-abc-max", type=int, help="largest CAM size through the ABC flow (default 256)")
-    ap.add_argument("--cam-max", type=int, help="largest CAM size measured, techmap flow (default 4096)")
+    ap.add_argument("--cam-abc-max", type=int, help="largest CAM size through the ABC flow (default 128)")
+    ap.add_argument("--cam-max", type=int, help="largest CAM size measured, techmap flow (default 2048)")
     a = ap.parse_args()
     sizes = [256, 1024, 4096, 16384, 65536] if not a.quick else [256, 1024]
     cam_abc_max = a.cam_abc_max or (128 if not a.quick else 32)
-    cam_max = a.cam_max or (4096 if not a.quick else 64)
+    cam_max = a.cam_max or (2048 if not a.quick else 64)
     if cam_abc_max > cam_max:
         sys.exit("sweep: --cam-abc-max (%d) above --cam-max (%d)" % (cam_abc_max, cam_max))
     cam_sizes = [n for n in (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536) if n <= cam_max]

@@ -47,15 +47,13 @@ double next_power_of_two(double n) { return n <= 1 ? 1 : std::exp2(std::ceil(std
 // point says otherwise); verification/sizing/test_size_silicon.cpp reads docs/synthesis_sweep.json and
 // docs/synthesis.md and checks the points and fits below against them.
 //  - NAND2 equivalents, flip-flops: the size sweep, docs/synthesis_sweep.json (`/usr/bin/python3
-//    synth-scripts/sweep.py`), and its table in docs/synthesis.md ("Size sweep"); the hashed table's rows
-//    are the re-measured ones of that table (`synth.sh flowcut_table Impl=HASHED Entries=N Ways=4`), the
-//    JSON still holds the earlier run.
+//    synth-scripts/sweep.py --cam-abc-max 256`), and its table in docs/synthesis.md ("Size sweep").
 //  - Logic depth: docs/synthesis.md, "Timing estimate" (`synth.sh BLOCK ... --timing`).
 //  - FlowSail at NFT 256, 4,096 and 65,536 entries: `synth.sh flowsail NftEntries=N --timing`, recorded in
 //    the same timing table; 1,024 entries is its default point.
 //  - Fits "a + c log2(n)" and the CAM's depth fit: least squares over the points listed with them (the
 //    test recomputes them). The CAM's gate fit is `cam_fit` of docs/synthesis_sweep.json (sweep.py, over
-//    256 .. 4,096 entries). Flip-flop formulas pass exactly through every measured point.
+//    256 .. 2,048 entries). Flip-flop formulas pass exactly through every measured point.
 SiliconBlock flowcut_hashed_block() {
   SiliconBlock hashed;
   hashed.name = "flowcut_hashed";
@@ -72,13 +70,13 @@ SiliconBlock flowcut_hashed_block() {
   hashed.ram_in_path = true;
   hashed.yosys_max_entries = kMaxEntries;
   hashed.area_scale = Scale::log2_entries;
-  hashed.points = {{256, 13788, 338, 72, "measured"},   {1024, 13916, 348, 72, "measured"},
-                   {4096, 15528, 358, 73, "measured"},  {16384, 14236, 368, 0, "measured"},
-                   {65536, 15645, 378, 73, "measured"}};
-  hashed.gates = {12202.2, 0, 201.7, 0, 256, 65536, "least squares over the measured points; ABC's mapping "
+  hashed.points = {{256, 13784, 338, 72, "measured"},   {1024, 14292, 348, 73, "measured"},
+                   {4096, 14152, 358, 72, "measured"},  {16384, 15727, 368, 73, "measured"},
+                   {65536, 15506, 378, 71, "measured"}};
+  hashed.gates = {11764.8, 0, 243.95, 0, 256, 65536, "least squares over the measured points; ABC's mapping "
                                                      "moves this block's gates by +-10% between sizes"};
   hashed.flops = {298, 0, 5, 0, 256, 65536, "exact at every measured size"};
-  hashed.depth = {70.857142857142857, 0, 0.142857142857142857, 0, 256, 65536, "least squares over the measured points"};
+  hashed.depth = {73.4, 0, -0.1, 0, 256, 65536, "least squares over the measured points"};
   return hashed;
 }
 
@@ -96,31 +94,29 @@ SiliconBlock flowcut_cam_block() {
   cam.bits_per_entry = 0;  // the 194 bits of an entry are flip-flops
   cam.fixed_memory_bits = 0;
   cam.ram_in_path = false;
-  // ABC's run time grows 3.6-5 times per doubling: 164 s of CPU at 128 entries, 841 s at 256.
+  // ABC's run time grows 3-6 times per doubling: 156 s of CPU at 128 entries, 884 s at 256.
   cam.yosys_max_entries = 128;
-  cam.yosys_refusal = "not run above 128 entries: Yosys' ABC flow takes about 3 minutes at 128 entries, 14 at 256 "
-                      "and 3.6-5 times more per doubling; the figures above are the sweep's measurements and fit "
+  cam.yosys_refusal = "not run above 128 entries: Yosys' ABC flow takes about 3 minutes of CPU at 128 entries, 15 "
+                      "at 256 and 3-6 times more per doubling; the figures above are the sweep's measurements and fit "
                       "(docs/synthesis.md, Size sweep)";
   cam.area_scale = Scale::entries;
-  cam.points = {{8, 23275.5, 1857, 71, "measured"},
-                {16, 39109.5, 3411, 85, "measured"},
-                {32, 75120.5, 6517, 103, "measured"},
-                {64, 147130, 12727, 137, "measured"},
-                {128, 291411, 25145, 201, "measured"},
-                {256, 579824, 49979, 0, "measured (recorded ABC run)"},
-                {512, 1158722.7530893567, 99645, 0, "measured (techmap flow, calibrated)"},
-                {1024, 2320729.200090373, 198975, 0, "measured (techmap flow, calibrated)"},
-                {2048, 4653170.820168686, 397633, 0, "measured (techmap flow, calibrated)"},
-                {4096, 9334922.35690955, 794947, 0, "measured (techmap flow, calibrated)"}};
-  cam.gates = {5145.032164636803, 2178.9815312784845, 0, 8.233003716681651, 256, 4096,
-               "cam_fit of docs/synthesis_sweep.json, least squares over 256 .. 4,096 entries"};
-  cam.flops = {299, 194, 2, 0, 8, 4096, "exact at every measured size"};
-  // The depth grows by about one level per entry (the priority encoders and the read mux are loops over
-  // the entries, likely chains ABC does not rebalance): a log2(n) form alone misses the points by 19 levels.
-  cam.depth = {49.6875, 0.9140625, 4.875, 0, 8, 128, "least squares over the measured points"};
-  cam.note = "its depth grows by about 0.9 level per entry, likely because rtl/flowcut_table_cam.sv codes the "
-             "priority encoders and the read mux as loops over the entries (chains ABC does not rebalance); "
-             "tree-shaped ones would be about log2(n) deep";
+  cam.points = {{8, 20952, 1857, 76, "measured"},
+                {16, 39192, 3411, 85, "measured"},
+                {32, 75480, 6517, 91, "measured"},
+                {64, 147944, 12727, 95, "measured"},
+                {128, 292556, 25145, 105, "measured"},
+                {256, 582511.0, 49979, 0, "measured"},
+                {512, 1160916.3361486997, 99645, 0, "measured (techmap flow, calibrated)"},
+                {1024, 2320213.40630408, 198975, 0, "measured (techmap flow, calibrated)"},
+                {2048, 4643809.703454887, 397633, 0, "measured (techmap flow, calibrated)"}};
+  cam.gates = {6606.7422713203, 2210.6202323698244, 0, 4.8762627973378585, 256, 2048,
+               "cam_fit of docs/synthesis_sweep.json, least squares over 256 .. 2,048 entries"};
+  cam.flops = {299, 194, 2, 0, 8, 2048, "exact at every measured size"};
+  // The depth grows by about 7 levels per doubling (the priority encoders are a lowest-bit isolate and OR
+  // trees, the read mux a tree): a + c log2(n), as for the RAM tables.
+  cam.depth = {56.4, 0, 6.8, 0, 8, 128, "least squares over the measured points"};
+  cam.note = "its logic depth grows by about 7 levels per doubling; the estimate leaves out wires and the "
+             "fanout of the key and select nets to every entry, which dominate a CAM of thousands of entries";
   return cam;
 }
 
@@ -139,12 +135,12 @@ SiliconBlock flowlet_block() {
   flowlet.ram_in_path = false;  // its longest path is the random draw, not the RAM
   flowlet.yosys_max_entries = kMaxEntries;
   flowlet.area_scale = Scale::log2_entries;
-  flowlet.points = {{256, 13167, 398, 268, "measured"},   {1024, 13292.5, 402, 0, "measured"},
-                    {4096, 13384, 406, 268, "measured"},  {16384, 13507, 410, 0, "measured"},
-                    {65536, 13557, 414, 263, "measured"}};
-  flowlet.gates = {12784.8, 0, 49.725, 0, 256, 65536, "least squares over the measured points"};
-  flowlet.flops = {382, 0, 2, 0, 256, 65536, "exact at every measured size"};
-  flowlet.depth = {273.83333333333333, 0, -0.625, 0, 256, 65536, "least squares over the measured points"};
+  flowlet.points = {{256, 12560, 294, 268, "measured"},   {1024, 12684, 298, 268, "measured"},
+                    {4096, 12768, 302, 268, "measured"},  {16384, 12828, 306, 268, "measured"},
+                    {65536, 12966, 310, 261, "measured"}};
+  flowlet.gates = {12187.6, 0, 47.8, 0, 256, 65536, "least squares over the measured points"};
+  flowlet.flops = {278, 0, 2, 0, 256, 65536, "exact at every measured size"};
+  flowlet.depth = {275, 0, -0.7, 0, 256, 65536, "least squares over the measured points"};
   return flowlet;
 }
 
