@@ -74,13 +74,8 @@ module fgfc_generator #(
   end
   // Priority encoders (lowest slot wins): isolate the lowest set bit (x & -x), then encode the one-hot
   // vector, each select bit an OR over the slots whose number has that bit (0 when none is set).
-  function automatic [Slots-1:0] slot_bit_mask(input integer b);
-    integer k;
-    begin
-      slot_bit_mask = {Slots{1'b0}};
-      for (k = 0; k < Slots; k = k + 1) slot_bit_mask[k] = ((k >> b) & 1) != 0;
-    end
-  endfunction
+  localparam integer MaskWidth = Slots;
+  `include "bit_index_mask.svh"
   wire             any_eligible = |eligible;
   wire             any_free = !(&in_use);
   wire             hit = |match;
@@ -90,7 +85,7 @@ module fgfc_generator #(
   wire [SW-1:0]    emit_sel, free_sel, match_sel;
   genvar sb;
   for (sb = 0; sb < SW; sb = sb + 1) begin : g_encode
-    localparam [Slots-1:0] Mask = slot_bit_mask(sb);
+    localparam [Slots-1:0] Mask = bit_index_mask(sb);
     assign emit_sel[sb] = |(emit_1h & Mask);
     assign free_sel[sb] = |(free_1h & Mask);
     assign match_sel[sb] = |(match_1h & Mask);

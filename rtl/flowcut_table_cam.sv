@@ -145,13 +145,8 @@ module flowcut_table_cam #(
   // Priority encoders (lowest index wins): isolate the lowest set bit (x & -x; the lowest free entry is
   // the lowest zero of the valid bits, ~v & (v + 1)), then encode the one-hot vector, each index bit an OR
   // over the entries whose number has that bit. Without a match (a free entry) the index is 0.
-  function automatic [Entries-1:0] index_bit_mask(input integer b);
-    integer i;
-    begin
-      index_bit_mask = {Entries{1'b0}};
-      for (i = 0; i < Entries; i = i + 1) index_bit_mask[i] = ((i >> b) & 1) != 0;
-    end
-  endfunction
+  localparam integer MaskWidth = Entries;
+  `include "bit_index_mask.svh"
   wire              hit = |match;
   wire              has_free = !(&valid_q);
   wire [Entries-1:0] hit_1h = match & (~match + Entries'(1));
@@ -159,7 +154,7 @@ module flowcut_table_cam #(
   wire [IDX_W-1:0]  hit_idx, free_idx;
   genvar b;
   for (b = 0; b < IDX_W; b = b + 1) begin : g_encode
-    localparam [Entries-1:0] Mask = index_bit_mask(b);
+    localparam [Entries-1:0] Mask = bit_index_mask(b);
     assign hit_idx[b] = |(hit_1h & Mask);
     assign free_idx[b] = |(free_1h & Mask);
   end
