@@ -65,6 +65,9 @@ BLOCKS = {
     # The line-rate (pipelined) hashed Flowcut table, same ports as flowcut_table_hashed.
     "flowcut_table_hashed_lr": ("flowcut_table_hashed_lr", ["flowcut_table_hashed_lr.sv", "flowcut_op_unit.sv",
                                                              "crc32_key.sv"]),
+    # flowlet_table and flowsail take their index from crc32_key.svh, not the crc32_key module; the module
+    # stays in their read lists because the recorded figures (docs/synthesis.md, the sweep) were made so:
+    # reading one module less moves ABC's mapping by 0.1% (flowlet table) and 0.8% (FlowSail).
     "flowlet_table": ("flowlet_table", ["flowlet_table.sv", "crc32_key.sv", "xoshiro256ss.sv"]),
     "flowlet_table_lr": ("flowlet_table_lr", ["flowlet_table_lr.sv", "crc32_key.sv", "xoshiro256ss_ahead.sv"]),
     "fgfc_generator": ("fgfc_generator", ["fgfc_generator.sv"]),

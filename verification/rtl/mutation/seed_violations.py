@@ -24,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 RTL = os.path.normpath(os.path.join(HERE, "..", "..", "..", "rtl"))
 FC = ["flowcut_table.sv", "flowcut_table_cam.sv", "flowcut_table_hashed.sv", "flowcut_op_unit.sv", "crc32_key.sv"]
 POINTS = {  # block: (top, files, parameters, driver defines)
-    "flowlet": ("flowlet_table", ["flowlet_table.sv", "crc32_key.sv", "xoshiro256ss.sv"],
+    "flowlet": ("flowlet_table", ["flowlet_table.sv", "xoshiro256ss.sv"],
                 ["-GEntries=8", "-GKeyWidth=32", "-GPortWidth=3"], ["-DBLK_FLOWLET"]),
     "fgfc": ("fgfc_generator", ["fgfc_generator.sv"], ["-GSlots=4", "-GGap=5"], ["-DBLK_FGFC"]),
     "cam": ("flowcut_table", FC, ['-GImpl="CAM"', "-GEntries=4", "-GKeyWidth=32", "-GInflightWidth=4"],
@@ -34,7 +34,7 @@ POINTS = {  # block: (top, files, parameters, driver defines)
     # The line-rate hashed Flowcut table (same ports as the compact one, same driver).
     "hashed_lr": ("flowcut_table_hashed_lr", ["flowcut_table_hashed_lr.sv", "flowcut_op_unit.sv", "crc32_key.sv"],
                   ["-GEntries=4", "-GWays=2", "-GKeyWidth=32", "-GInflightWidth=4"], ["-DBLK_FLOWCUT"]),
-    "flowsail": ("flowsail", ["flowsail.sv", "crc32_key.sv", "xoshiro256ss.sv"],
+    "flowsail": ("flowsail", ["flowsail.sv", "xoshiro256ss.sv"],
                  ["-GQueues=4", "-GNftEntries=4", "-GCftEntries=2", "-GQLow=1000", "-GQHigh=3000", "-GSizeBits=12",
                   "-GPauseBits=2", "-GFlownumBits=2"], ["-DBLK_FLOWSAIL"]),
     "reorder": ("reorder_buffer", ["reorder_buffer.sv"],
