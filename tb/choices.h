@@ -13,6 +13,7 @@ enum class BlockImpl { model, rtl, rtl_sc };  // a co-simulated block: the C++ m
 enum class FcScheduler { rr, drr };
 enum class Switched { on, off };  // an on/off choice key
 enum class Crossbar { single, tiled };  // switch.crossbar
+enum class ArbiterPointer { per_vc, shared };  // switch.arbiter_pointer
 enum class AutoOnOff { automatic, on, off };  // an auto/on/off choice key
 enum class ReorderConnection { message, pair };
 enum class CosimTrace { off, fst };  // cosim.trace

@@ -136,6 +136,11 @@ std::vector<KeyDef> switch_routing_keys() {
         "(docs/architecture.md); single: one circuit from the input's row bus through the column channel to "
         "the output, both held from the later of their free times, which holds an input behind a busy column "
         "(the default before tiled; the results pages say which they were made with)."),
+      C<ArbiterPointer>("switch.arbiter_pointer", "per_vc",
+        {{"per_vc", ArbiterPointer::per_vc}, {"shared", ArbiterPointer::shared}},
+        "Round-robin pointer of each output's arbiter: per_vc: one per virtual channel; shared: one for all VCs "
+        "(the model before per_vc: a grant on the control VC moved the data VC's start too, so an ACK stream "
+        "on one input could starve the data inputs at or below it; results pages made before per_vc say so)."),
       // Hop-by-hop flow control at the egress queues (docs/flowsail.md).
       C<FcMode>("switch.flow_control", "none", fc_mode_choices(),
         "none: data waits in VOQs behind small egress queues (credit flow control only); flowsail, bfc, pfc, "

@@ -132,6 +132,7 @@ SwitchConfig build_switch_config(const Scenario& s, RoutingPolicy policy, std::u
   sc.tile_columns = static_cast<std::uint16_t>(s.integer("switch.tile_columns"));
   sc.clock_ghz = s.number("switch.clock_ghz");
   sc.tiled_crossbar = s.choice<Crossbar>("switch.crossbar") == Crossbar::tiled;
+  sc.arbiter_pointer_per_vc = s.choice<ArbiterPointer>("switch.arbiter_pointer") == ArbiterPointer::per_vc;
   sc.latency_ps = ns_to_ps(s.number("switch.latency_ns"));
   sc.ingress_ps = ns_to_ps(s.number("switch.ingress_latency_ns"));
   if (sc.ingress_ps >= sc.latency_ps)

@@ -197,7 +197,7 @@ void Switch::grant_ports(std::uint16_t o) {
         continue;
       }
       // Round-robin: inputs at or after the last granted one first.
-      const unsigned start = op.rr_input;
+      const unsigned start = op.rr_input[rr_slot_[vc]];
       const std::uint64_t hi = start >= 64 ? 0 : mask & (~std::uint64_t{0} << start);
       bool vc_blocked = false;  // no downstream credit for this VC's head: no input on it can go
       for (int pass = 0; pass < 2 && !granted && !vc_blocked; ++pass) {
@@ -220,7 +220,7 @@ void Switch::grant_ports(std::uint16_t o) {
           f.pop();
           if (!f.head && !(op.request[vc] &= ~(std::uint64_t{1} << i)))
             op.requesting &= static_cast<std::uint8_t>(~(1u << vc));
-          op.rr_input = static_cast<std::uint16_t>(i + 1);
+          op.rr_input[rr_slot_[vc]] = static_cast<std::uint8_t>(i + 1);
           if (!shared) link->take_credits(vc, p->size_bytes);
           release_input(p);
           InPort& ip = in_ports_[i];

@@ -51,6 +51,9 @@ struct SwitchConfig {
   // switch.crossbar: tiled = row bus then column channel, the tile crossbar's buffer between them (a busy
   // column does not hold the row bus); single = one circuit from input to output holding both at once.
   bool tiled_crossbar = true;
+  // switch.arbiter_pointer: per_vc = each output's round-robin keeps one pointer per VC; shared = one for all
+  // VCs (the model before per_vc, kept to reproduce results made with it).
+  bool arbiter_pointer_per_vc = true;
   RoutingPolicy policy = RoutingPolicy::ecmp;
   std::uint8_t vcs = 2;  // VC 0 carries control traffic; data uses 1..vcs-1
   bool lossless = true;
@@ -250,10 +253,15 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
     std::uint64_t backlog = 0;  // bytes in VOQs for this output plus its egress queues
     QueueBits egress_nonempty{};  // egress queues holding packets
     std::uint32_t egress_packets = 0;
-    std::uint16_t rr_input = 0;
     std::uint16_t rr_queue = 0;  // last data queue served
     bool tx_pending = false;
     std::uint8_t requesting = 0;  // bit vc: request[vc] is not empty
+    // Per VC: the input after the last one granted on that VC (the round-robin's start; 256 wraps to 0, which
+    // is where the round-robin goes after the last input anyway), indexed through rr_slot_. One pointer per
+    // VC: with a pointer shared by the VCs, a grant on VC 0 (an ACK stream on input i) moved the data VC's
+    // start back to i + 1 after every control packet, and the data inputs at or below i starved behind the
+    // ones above for as long as both streams lasted.
+    std::array<std::uint8_t, kMaxVcs> rr_input{};
     QueueBits data_slot_free{};  // data egress queues with a free maximum-size slot
     std::uint64_t max_backlog = 0;
     std::array<std::uint64_t, kMaxVcs> request{};  // per VC: inputs with a non-empty VOQ to this output
@@ -305,6 +313,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   Ps xbar_ps_;  // grant to egress-ready: latency minus ingress
   bool telemetry_ = false;  // routing.policy = telemetry: packets accumulate their queuing delay
   std::uint32_t hash_salt_;
+  std::array<std::uint8_t, kMaxVcs> rr_slot_{};  // VC -> its round-robin pointer in OutPort::rr_input (all 0: shared)
   std::uint32_t data_queues_;  // egress queues minus the control queue
   std::uint64_t ecn_threshold_;  // config_.ecn_threshold_bytes, kept beside what try_transmit reads anyway
   double internal_ps_per_byte_;

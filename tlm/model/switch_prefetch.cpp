@@ -81,7 +81,8 @@ void Switch::prefetch_grant(std::uint16_t o, unsigned step) const {
     const auto vc = static_cast<std::uint8_t>(k == 0 ? 0 : vcs - k);
     const std::uint64_t mask = op.request[vc];
     if (!mask) continue;
-    const std::uint64_t hi = op.rr_input >= 64 ? 0 : mask & (~std::uint64_t{0} << op.rr_input);
+    const unsigned start = op.rr_input[rr_slot_[vc]];
+    const std::uint64_t hi = start >= 64 ? 0 : mask & (~std::uint64_t{0} << start);
     auto i = static_cast<std::uint16_t>(__builtin_ctzll(hi ? hi : mask));
     if (wide_) {  // above 64 ports: the first requesting input of the first group (a hint, not the arbiter's)
       const unsigned g = static_cast<unsigned>(__builtin_ctzll(mask));

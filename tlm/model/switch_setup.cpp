@@ -51,6 +51,8 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
     out.back()->bind(bw_);
   }
   data_queues_ = config_.egress_queues - 1;
+  if (config_.arbiter_pointer_per_vc)
+    for (std::uint8_t v = 0; v < kMaxVcs; ++v) rr_slot_[v] = v;
   ecn_threshold_ = config_.ecn_threshold_bytes;
   out_ports_.resize(radix);
   in_ports_.resize(radix);

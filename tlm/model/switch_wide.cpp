@@ -19,7 +19,7 @@ Switch::Try Switch::grant_input(OutPort& op, std::uint16_t o, std::uint8_t vc, s
   if (!shared && !link->has_credit(vc, p->size_bytes)) return Try::blocked;
   f.pop();
   if (!f.head) clear_wide_request(op, o, vc, i);
-  op.rr_input = static_cast<std::uint16_t>(i + 1);
+  op.rr_input[rr_slot_[vc]] = static_cast<std::uint8_t>(i + 1);
   if (!shared) link->take_credits(vc, p->size_bytes);
   release_input(p);
   InPort& ip = in_ports_[i];
@@ -42,7 +42,8 @@ Switch::Try Switch::grant_input(OutPort& op, std::uint16_t o, std::uint8_t vc, s
 Switch::Try Switch::grant_wide(OutPort& op, std::uint16_t o, std::uint8_t vc, bool shared, std::size_t base) {
   // Inputs from `start` to the end, then from 0 to `start`: the start group's upper bits first, the other
   // groups in order, the start group's lower bits last.
-  const unsigned start = op.rr_input >= config_.radix ? 0 : op.rr_input;
+  const unsigned pointer = op.rr_input[rr_slot_[vc]];
+  const unsigned start = pointer >= config_.radix ? 0 : pointer;
   const unsigned groups = (config_.radix + 63u) / 64u, g0 = start >> 6;
   const std::uint64_t upper = ~std::uint64_t{0} << (start & 63);
   for (unsigned k = 0; k <= groups; ++k) {
