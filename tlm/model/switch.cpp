@@ -196,7 +196,7 @@ void Switch::grant_ports(std::uint16_t o) {
         granted = grant_wide(op, o, vc, shared, base) == Try::granted;
         continue;
       }
-      // Round-robin: inputs at or after the last granted one first.
+      // Round-robin: inputs at or after the last one granted on this VC first.
       const unsigned start = op.rr_input[rr_slot_[vc]];
       const std::uint64_t hi = start >= 64 ? 0 : mask & (~std::uint64_t{0} << start);
       bool vc_blocked = false;  // no downstream credit for this VC's head: no input on it can go
