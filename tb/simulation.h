@@ -100,6 +100,8 @@ class Simulation {
     void release(std::uint32_t flow, Ps at) override;
   } releaser_{this};
   std::unique_ptr<RoutingTable> routing_;
+  // Empty modules created before every other module of the simulation and destroyed first: see ~Simulation.
+  std::vector<std::unique_ptr<sc_core::sc_module>> teardown_anchors_;
   std::unique_ptr<Fabric> fabric_;
   std::vector<std::unique_ptr<Switch>> switches_;
   std::vector<std::unique_ptr<Nic>> nics_;
