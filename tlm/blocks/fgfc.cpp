@@ -52,11 +52,13 @@ FgfcRequestStatus FgfcGenerator::request(std::uint64_t now, const FgfcFrame& fra
 }
 
 std::optional<FgfcFrame> FgfcGenerator::next_frame(std::uint64_t now) {
+  if (last_frame_ == now) return std::nullopt;  // one frame per cycle
   for (auto& s : slots_) {
     if (!s.pending || s.eligible_at > now) continue;
     s.pending = false;
     s.eligible_at = now + config_.gap;
     ++frames_;
+    last_frame_ = now;
     return s.frame;
   }
   return std::nullopt;
@@ -66,7 +68,8 @@ std::optional<std::uint64_t> FgfcGenerator::next_due(std::uint64_t now) const {
   std::optional<std::uint64_t> due;
   for (const auto& s : slots_) {
     if (!s.pending) continue;
-    const std::uint64_t t = std::max(now, s.eligible_at);
+    std::uint64_t t = std::max(now, s.eligible_at);
+    if (last_frame_ == t) ++t;  // this cycle's frame has gone
     if (!due || t < *due) due = t;
   }
   return due;

@@ -11,6 +11,8 @@
 //                      the caller retries; nothing is lost silently).
 //   next_frame(now)    the frame the block emits at cycle `now` when the link can take one: the pending
 //                      frame of the lowest slot whose gap has ended; its next frame waits `gap` cycles.
+//                      At most one frame per cycle (the RTL's frame port): with several due, the others
+//                      go in the following cycles, lowest slot first.
 // A slot frees itself when its gap has ended and no frame is pending. Within one cycle the block first
 // emits (next_frame) and then accepts a request (request), which is the order the RTL evaluates in.
 // Latency: request -> status 1 cycle; a frame is eligible at the earliest 1 cycle after its request.
@@ -98,6 +100,7 @@ class FgfcGenerator final : public FgfcGeneratorIf {
   FgfcGeneratorConfig config_;
   std::vector<Slot> slots_;
   std::uint64_t frames_ = 0, coalesced_ = 0, refused_ = 0;
+  std::optional<std::uint64_t> last_frame_;  // the cycle of the last frame emitted
 };
 
 // Builds the generator a switch's Flowcut engine uses: the C++ model unless a co-simulation adapter is

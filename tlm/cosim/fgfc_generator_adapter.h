@@ -50,9 +50,7 @@ struct FgfcPoint {
 // serves the frame port first and then the request within one cycle, so the adapter answers a request from
 // its record (below) and hands it over with the last frame due in that cycle (or at the next call); only a
 // request for a flow whose frame is due now goes at once (the frame leaves with the new fields: latest wins).
-// Several frames due in one cycle take one RTL cycle each: the RTL then runs ahead of the network by those
-// cycles until idle time catches up, and a gap that ends inside them would make the RTL offer a frame the
-// model sends later (docs/cosim.md, "The FGFC generator").
+// The block emits at most one frame per cycle, as the RTL's frame port does.
 //
 // What the RTL decides: each request's status (ACCEPTED / COALESCED / FULL: the slots, their flows and
 // their gaps), which frame goes out (the lowest eligible slot) and its fields. What the adapter keeps: per
@@ -121,9 +119,9 @@ class RtlFgfcGenerator final : public FgfcGeneratorIf {
       valid = d.frame_valid();
       f = d.frame();
     };
-    if (held_ && due == 1) {
-      // The last frame due in this cycle and the request held for it, in one cycle. frm_ready_i goes high
-      // in the cycle the request is handed over, not while it waits for the port (the previous response).
+    if (held_) {
+      // This cycle's frame and the request held for it, in one cycle. frm_ready_i goes high in the cycle
+      // the request is handed over, not while it waits for the port (the previous response).
       hand_over([&] {
         d.frame_ready(true);
         look();
@@ -144,6 +142,7 @@ class RtlFgfcGenerator final : public FgfcGeneratorIf {
     }
     it->second.pending = false;
     it->second.eligible_at = now + config_.gap;
+    last_frame_ = now;
     ++frames_;
     return f;
   }
@@ -152,7 +151,8 @@ class RtlFgfcGenerator final : public FgfcGeneratorIf {
     std::optional<std::uint64_t> due;
     for (const auto& [id, fl] : flows_) {
       if (!fl.pending) continue;
-      const std::uint64_t t = std::max(now, fl.eligible_at);
+      std::uint64_t t = std::max(now, fl.eligible_at);
+      if (last_frame_ == t) ++t;  // this cycle's frame has gone
       if (!due || t < *due) due = t;
     }
     return due;
@@ -181,6 +181,7 @@ class RtlFgfcGenerator final : public FgfcGeneratorIf {
   };
   static bool in_use(const Flow& f, std::uint64_t now) { return f.pending || f.eligible_at > now; }
   unsigned due_at(std::uint64_t now) const {
+    if (last_frame_ == now) return 0;  // one frame per cycle
     unsigned n = 0;
     for (const auto& [id, fl] : flows_) n += fl.pending && fl.eligible_at <= now;
     return n;
@@ -243,6 +244,7 @@ class RtlFgfcGenerator final : public FgfcGeneratorIf {
   RtlHandshake<Pins> hs_;
   std::unordered_map<std::uint32_t, Flow> flows_;
   std::optional<Held> held_;
+  std::optional<std::uint64_t> last_frame_;  // the network cycle of the last frame taken
   bool anchored_ = false;
   std::uint64_t origin_ = 0;  // RTL cycle - network cycle while in step (the RTL may run ahead)
   std::uint64_t frames_ = 0, coalesced_ = 0, refused_ = 0;

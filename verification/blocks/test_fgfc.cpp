@@ -18,6 +18,34 @@ TEST(FgfcGenerator, RejectsBadParameters) {
   EXPECT_THROW(FgfcGenerator{c}, InputError);
 }
 
+// The RTL's frame port sends one frame per cycle: with two due, the lowest slot goes first and the other
+// in the next cycle (next_due says so, so the engine polls again then).
+TEST(FgfcGenerator, OneFramePerCycle) {
+  FgfcGeneratorConfig c;
+  c.slots = 4;
+  c.gap = 10;
+  FgfcGenerator g(c);
+  EXPECT_EQ(g.xoff(0, 7, 100), FgfcRequestStatus::accepted);
+  EXPECT_EQ(g.xoff(0, 8, 100), FgfcRequestStatus::accepted);
+  auto f = g.next_frame(1);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->flow_id, 7u);
+  EXPECT_FALSE(g.next_frame(1).has_value());
+  EXPECT_EQ(g.next_due(1), 2u);
+  f = g.next_frame(2);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->flow_id, 8u);
+  EXPECT_EQ(g.frames(), 2u);
+  // Each flow's gap runs from its own frame: 7 at 11, 8 at 12.
+  EXPECT_EQ(g.xon(3, 7), FgfcRequestStatus::accepted);
+  EXPECT_EQ(g.xon(3, 8), FgfcRequestStatus::accepted);
+  EXPECT_EQ(g.next_due(3), 11u);
+  EXPECT_TRUE(g.next_frame(11).has_value());
+  EXPECT_EQ(g.next_due(11), 12u);
+  EXPECT_FALSE(g.next_frame(11).has_value());
+  EXPECT_TRUE(g.next_frame(12).has_value());
+}
+
 TEST(FgfcGenerator, GapAndCoalescing) {
   FgfcGeneratorConfig c;
   c.slots = 2;
