@@ -45,12 +45,12 @@ struct FgfcPoint {
 // next cycle (the response is taken by the following edge, whatever it is); a frame is taken at one edge
 // (frm_ready_i high for that cycle only).
 //
-// Order within a switch cycle. The engine asks for a request and then for the frames due in the same
-// cycle, which the model answers without the new request's frame (eligible from the next cycle). The RTL
-// serves the frame port first and then the request within one cycle, so the adapter answers a request from
-// its record (below) and hands it over with the last frame due in that cycle (or at the next call); only a
-// request for a flow whose frame is due now goes at once (the frame leaves with the new fields: latest wins).
-// The block emits at most one frame per cycle, as the RTL's frame port does.
+// Order within a switch cycle. The engine asks for a request and then for the frame of the same cycle (at
+// most one per cycle, as the RTL's frame port sends them), which the model answers without the new
+// request's frame (eligible from the next cycle). The RTL serves the frame port first and then the request
+// within one cycle, so the adapter answers a request from its record (below) and hands it over with that
+// cycle's frame (or at the next call); only a request for a flow whose frame is due now goes at once (the
+// frame leaves with the new fields: latest wins).
 //
 // What the RTL decides: each request's status (ACCEPTED / COALESCED / FULL: the slots, their flows and
 // their gaps), which frame goes out (the lowest eligible slot) and its fields. What the adapter keeps: per
@@ -101,16 +101,15 @@ class RtlFgfcGenerator final : public FgfcGeneratorIf {
     }
     held_ = h;
     // A frame already due for this flow goes out with the new fields (latest wins): hand the request over
-    // now. Otherwise it waits for the frames due in this cycle (the engine asks for them next) and goes
-    // with the last of them, the order the model answers in (RTL: a cycle serves its frame first).
+    // now. Otherwise it waits for this cycle's frame (the engine asks for it next) and goes with it, the
+    // order the model answers in (RTL: a cycle serves its frame first).
     if (h.pending && it->second.eligible_at <= now) flush();
     return h.status;
   }
 
   std::optional<FgfcFrame> next_frame(std::uint64_t now) override {
     if (held_ && held_->now != now) flush();
-    const unsigned due = due_at(now);
-    if (!due) return std::nullopt;
+    if (next_due(now) != now) return std::nullopt;  // no frame can go in this cycle
     sync(now);
     Pins& d = hs_.pins();
     bool valid = false;
@@ -180,13 +179,6 @@ class RtlFgfcGenerator final : public FgfcGeneratorIf {
     bool tracked, pending;
   };
   static bool in_use(const Flow& f, std::uint64_t now) { return f.pending || f.eligible_at > now; }
-  unsigned due_at(std::uint64_t now) const {
-    if (last_frame_ == now) return 0;  // one frame per cycle
-    unsigned n = 0;
-    for (const auto& [id, fl] : flows_) n += fl.pending && fl.eligible_at <= now;
-    return n;
-  }
-
   // Hand the held request to the RTL in this cycle (look(): the frame port in the same cycle) and check the
   // RTL's status against the record's.
   template <class Look>
