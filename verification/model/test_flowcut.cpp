@@ -225,7 +225,7 @@ TEST(FlowcutStress, LostAcksDrainEachFlowcutAtMostOnce) {
 // then costs at most one pause period more than a flow that never leaves its path, which is ECMP: on a
 // healthy k=8 fat tree (8 MiB permutation, 1% of Flowcut ACKs lost), Flowcut's p99 FCT is at most ECMP's
 // plus flowcut.pause_period_us, and the flows are delivered in order. With the model's default
-// (`repause`) the entries that lost an ACK are paused again and again, and this bound fails by about 10x.
+// (`repause`) the entries that lost an ACK are paused again and again, and this bound fails by about 7x.
 TEST(Flowcut, LostAcksFlowsKeepGoingOnTheOldPath) {
   const std::initializer_list<std::string> healthy = {"workload.size_bytes=8388608",
                                                       "failures.flowcut_ack_loss=0.01"};
