@@ -172,6 +172,9 @@ def main():
     ap.add_argument("--sendrecv-us", type=float, help="one small exchange per window (default = barrier)")
     ap.add_argument("--out", help="directory for the run, the partitions and results.json (default: a temp dir)")
     ap.add_argument("--png")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 unless every row obeys the model's bounds: 1 <= imbalance, 1 < speed-up <= ranks "
+                         "(the test suite's check of the script)")
     args = ap.parse_args()
     if any(r < 2 for r in args.ranks):
         fail("--ranks: every count must be at least 2")
@@ -206,6 +209,13 @@ def main():
         json.dump({"costs": costs, "single_wall_s": summary["wall_seconds"], "packet_hops": summary["packet_hops"],
                    "rows": rows}, f, indent=1)
     print("\nparallel_model: results in %s" % os.path.join(work, "results.json"))
+    if args.check:
+        bad = [r for r in rows if not (r["imbalance"] >= 1.0 and r["imbalance_in_time"] >= r["imbalance"] - 1e-9
+                                       and 1.0 < r["speedup"] <= r["ranks"] and r["sync_s"] > 0 and r["frames_s"] > 0)]
+        if bad or len(rows) != len(args.ranks):
+            print("parallel_model: check failed: %s" % (bad or "a rank count was not partitionable"), file=sys.stderr)
+            sys.exit(1)
+        print("parallel_model: check passed (%d rows)" % len(rows))
     if args.png and rows:
         try:
             import matplotlib
