@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "tb/launch_ranks.h"
 #include "tb/output_dir.h"
 #include "tb/partition.h"
 #include "tb/scenario.h"
@@ -97,6 +98,17 @@ int print_bench(netasic::Simulation& sim) {
   return 0;
 }
 
+int run_bench(const std::vector<std::string>& sets, bool progress) {
+  if (netasic::several_processes_refused("bench")) return 2;
+  Scenario s;
+  set_bench_scenario(s, sets);
+  netasic::RunOptions opts;
+  opts.progress = progress;
+  netasic::Simulation sim(s);
+  sim.run(opts);
+  return print_bench(sim);
+}
+
 }  // namespace
 
 // A first argument that is neither an option nor a command: CLI11 would only say "A subcommand is required".
@@ -176,13 +188,7 @@ int sc_main(int argc, char** argv) {
     if (run->parsed())
       return netasic::run_command(scenario_path, sets, seed_option->count() > 0 ? &seed : nullptr, out_dir,
                                   want_progress(quiet, progress));
-    Scenario s;
-    netasic::RunOptions opts;
-    set_bench_scenario(s, bench_sets);
-    opts.progress = want_progress(bench_quiet, false);
-    netasic::Simulation sim(s);
-    sim.run(opts);
-    return print_bench(sim);
+    return run_bench(bench_sets, want_progress(bench_quiet, false));
   } catch (const InputError& e) {
     std::cerr << "netasic: error: " << e.what() << "\n";
     return 2;

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "tb/choices.h"
+#include "tb/launch_ranks.h"
 #include "tb/output_dir.h"
 #include "tb/scenario.h"
 #include "tb/simulation.h"
@@ -82,6 +83,7 @@ static void set_cosim_waves(const Scenario& s, const std::string& dir) {
 
 int run_command(const std::string& scenario_path, const std::vector<std::string>& sets, const std::string* seed,
                 const std::string& out_dir, bool progress) {
+  if (several_processes_refused("run")) return 2;  // mpirun -n N, srun -n N: each would run the whole fabric
   Scenario s;
   if (!scenario_path.empty()) s.load_yaml_file(scenario_path);
   for (const auto& a : sets) s.set_assignment(a);

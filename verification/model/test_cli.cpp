@@ -23,14 +23,21 @@ struct Result {
   std::string output;  // stdout and stderr
 };
 
-Result netasic_cmd(const std::string& args) {
-  const std::string cmd = std::string(NETASIC_BINARY) + " " + args + " 2>&1";
+Result netasic_cmd_prefixed(const std::string& prefix, const std::string& args) {
+  const std::string cmd = prefix + std::string(NETASIC_BINARY) + " " + args + " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   std::string out;
   std::array<char, 4096> buf{};
   while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
   const int raw = pclose(pipe);
   return Result{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
+}
+
+Result netasic_cmd(const std::string& args) { return netasic_cmd_prefixed("", args); }
+
+// The same with environment assignments ("NAME=value ...") for the netasic process only.
+Result netasic_cmd_env(const std::string& env, const std::string& args) {
+  return netasic_cmd_prefixed("env -u OMPI_COMM_WORLD_SIZE -u PMI_SIZE -u SLURM_STEP_NUM_TASKS " + env + " ", args);
 }
 
 std::string slurp(const std::filesystem::path& p) {
@@ -102,6 +109,29 @@ TEST(Cli, HugePagesDoNotChangeResults) {
   EXPECT_EQ(slurp(a + "/flows.csv"), slurp(b + "/flows.csv"));
   EXPECT_EQ(without_wall_clock(nlohmann::json::parse(slurp(a + "/summary.json")))["packets"],
             without_wall_clock(nlohmann::json::parse(slurp(b + "/summary.json")))["packets"]);
+}
+
+// Several processes started together by an MPI launcher or a multi-task srun step would each simulate the
+// whole fabric (one fabric across processes is not built yet): each stops with status 2, and only the first
+// says why, naming the variable that told it; nothing is written. One process runs as usual.
+TEST(Cli, SeveralLaunchedProcessesStopAndTheFirstSaysWhy) {
+  const std::string dir = out_dir("launched");
+  const std::string run = "run " + kSmall + " --out " + dir;
+  const Result first = netasic_cmd_env("OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0", run);
+  EXPECT_EQ(first.status, 2) << first.output;
+  EXPECT_NE(first.output.find("run: started as 2 processes together (OMPI_COMM_WORLD_SIZE=2)"), std::string::npos)
+      << first.output;
+  const Result second = netasic_cmd_env("OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=1", run);
+  EXPECT_EQ(second.status, 2);
+  EXPECT_EQ(second.output, "");
+  const Result srun = netasic_cmd_env("SLURM_STEP_NUM_TASKS=3 SLURM_PROCID=0", "bench --quiet");
+  EXPECT_EQ(srun.status, 2) << srun.output;
+  EXPECT_NE(srun.output.find("bench: started as 3 processes together (SLURM_STEP_NUM_TASKS=3)"), std::string::npos)
+      << srun.output;
+  EXPECT_FALSE(std::filesystem::exists(dir));
+  const Result one = netasic_cmd_env("OMPI_COMM_WORLD_SIZE=1 OMPI_COMM_WORLD_RANK=0 SLURM_STEP_NUM_TASKS=1 SLURM_PROCID=0", run);
+  EXPECT_EQ(one.status, 0) << one.output;
+  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(dir) / "summary.json"));
 }
 
 TEST(Cli, KeysListsEveryKeyWithItsAllowedValues) {
