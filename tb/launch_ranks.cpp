@@ -19,31 +19,25 @@ long env_integer(const char* name) {
 
 }  // namespace
 
-LaunchRanks launch_ranks() {
+bool several_processes_refused(const std::string& command) {
   const std::pair<const char*, const char*> sources[] = {
       {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"}, {"PMI_SIZE", "PMI_RANK"},
       {"SLURM_STEP_NUM_TASKS", "SLURM_PROCID"}};
   for (const auto& [size_var, rank_var] : sources) {
     const long size = env_integer(size_var);
     const long rank = env_integer(rank_var);
-    if (size >= 1 && rank >= 0) return LaunchRanks{size, rank, size_var};
+    if (size < 1 || rank < 0) continue;  // this launcher did not start us
+    if (size == 1) return false;
+    if (rank == 0)
+      std::cerr << fmt::format(
+          "netasic: error: {}: started as {} processes together ({}={}): one fabric across processes is not built "
+          "yet, so each would simulate the whole fabric{}. Start one process per scenario (mpirun -n 1, srun -n 1); "
+          "for many scenarios use `netasic sweep -j N` or its Slurm job array. docs/parallel.md has the partitioner "
+          "and the plan\n",
+          command, size, size_var, size, command == "run" ? " and write the same outputs" : "");
+    return true;
   }
-  return {};
-}
-
-std::string launch_ranks_message(const LaunchRanks& l, const std::string& command) {
-  return fmt::format(
-      "{}: started as {} processes together ({}={}): one fabric across processes is not built yet, so each would "
-      "simulate the whole fabric{}. Start one process per scenario (mpirun -n 1, srun -n 1); for many scenarios use "
-      "`netasic sweep -j N` or its Slurm job array. docs/parallel.md has the partitioner and the plan",
-      command, l.size, l.variable, l.size, command == "run" ? " and write the same outputs" : "");
-}
-
-bool several_processes_refused(const std::string& command) {
-  const LaunchRanks l = launch_ranks();
-  if (l.size <= 1) return false;
-  if (l.rank == 0) std::cerr << "netasic: error: " << launch_ranks_message(l, command) << "\n";
-  return true;
+  return false;
 }
 
 }  // namespace netasic
