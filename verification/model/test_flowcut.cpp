@@ -227,13 +227,12 @@ TEST(FlowcutStress, LostAcksDrainEachFlowcutAtMostOnce) {
 // plus flowcut.pause_period_us, and the flows are delivered in order. With the model's default
 // (`repause`) the entries that lost an ACK are paused again and again, and this bound fails by about 7x.
 TEST(Flowcut, LostAcksFlowsKeepGoingOnTheOldPath) {
-  const std::initializer_list<std::string> healthy = {"workload.size_bytes=8388608",
-                                                      "failures.flowcut_ack_loss=0.01"};
-  Scenario e = scenario(healthy);
+  const Scenario healthy = scenario({"workload.size_bytes=8388608", "failures.flowcut_ack_loss=0.01"});
+  Scenario e = healthy;
   e.set_assignment("routing.policy=ecmp");
   const auto ecmp = test::run_process("ecmp-acks", test::write_scenario("ecmp-acks.yaml", e));
   ASSERT_EQ(ecmp["flows"]["completed"], ecmp["flows"]["count"]);
-  Scenario s = scenario(healthy);
+  Scenario s = healthy;
   for (const char* a : {"routing.policy=flowcut", "flowcut.variant=ingress_only", "flowcut.after_source_timeout=old_path"})
     s.set_assignment(a);
   auto sim = run(s);

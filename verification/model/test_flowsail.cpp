@@ -128,17 +128,13 @@ TEST(FlowSail, ThreeFlowsIdealPerFlowControl) {
 
 // The paper's bound (Li et al., Fig. 11 and 17): ideal per-flow flow control, a queue per flow, does at
 // least as well as FlowSail with 8 queues, on the short flows' tail and on the large flows. Fig. 11's
-// set-up as configs/flowsail/webserver-incast.yaml has it (web-server sizes at load 0.6 with 100-to-1
-// incast, k=8, 100 Gb/s, 1000-byte packets, 12 MiB per switch), seed 1. The large flows are the 1-10 MB
-// bucket: background flows only, as the incast bursts' flows are 50-200 KB.
+// set-up, configs/flowsail/webserver-incast.yaml (web-server sizes at load 0.6 with 100-to-1 incast, k=8,
+// 100 Gb/s, 1000-byte packets, 12 MiB per switch, seed 1). The large flows are the 1-10 MB bucket:
+// background flows only, as the incast bursts' flows are 50-200 KB.
 Scenario webserver_incast(const std::string& mode) {
   Scenario s;
-  for (const std::string& k : std::vector<std::string>{
-           "topology.fat_tree.k=8", "link.rate_gbps=100", "link.prop_delay_ns=1000", "nic.mtu_bytes=1000",
-        "nic.header_bytes=48", "switch.fc.queues=8", "switch.fc.buffer_bytes=12582912", "workload.type=random",
-        "workload.cdf=fbhdp", "workload.load=0.6", "workload.duration_us=300", "workload.incast_mix.load=0.06",
-        "workload.incast_mix.degree=100", "sim.seed=1", "switch.flow_control=" + mode})
-    s.set_assignment(k);
+  s.load_yaml_file(std::string(NETASIC_SOURCE_DIR) + "/configs/flowsail/webserver-incast.yaml");
+  s.set_assignment("switch.flow_control=" + mode);
   return s;
 }
 
