@@ -58,6 +58,20 @@ def run(netasic, scenario, out_dir):
     return {name: sha256(os.path.join(out_dir, name)) for name in OUTPUTS}, None
 
 
+def load_scenarios(only, tool):
+    """The reference file and the scenarios `only` names (all when empty); chosen is None (after a message on
+    stderr) when one of the names is not in the file."""
+    with open(REFERENCE) as f:
+        reference = json.load(f)
+    scenarios = reference["scenarios"]
+    names = [s["name"] for s in scenarios]
+    for name in only:
+        if name not in names:
+            print(f"{tool}: no scenario '{name}' in {REFERENCE}; known: {', '.join(names)}", file=sys.stderr)
+            return reference, None
+    return reference, [s for s in scenarios if not only or s["name"] in only]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--netasic", required=True, help="the netasic binary to run")
@@ -67,15 +81,9 @@ def main():
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
 
-    with open(REFERENCE) as f:
-        reference = json.load(f)
-    scenarios = reference["scenarios"]
-    names = [s["name"] for s in scenarios]
-    for name in args.only:
-        if name not in names:
-            print(f"check_reference: no scenario '{name}' in {REFERENCE}; known: {', '.join(names)}", file=sys.stderr)
-            return 2
-    chosen = [s for s in scenarios if not args.only or s["name"] in args.only]
+    reference, chosen = load_scenarios(args.only, "check_reference")
+    if chosen is None:
+        return 2
 
     work = tempfile.mkdtemp(prefix="netasic-ref-")
     try:

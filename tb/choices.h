@@ -17,5 +17,6 @@ enum class ArbiterPointer { per_vc, shared };  // switch.arbiter_pointer
 enum class AutoOnOff { automatic, on, off };  // an auto/on/off choice key
 enum class ReorderConnection { message, pair };
 enum class CosimTrace { off, fst };  // cosim.trace
+enum class EventOrder { sequence, causal };  // sim.event_order
 
 }  // namespace netasic

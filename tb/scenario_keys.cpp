@@ -2,6 +2,7 @@
 // choice mapped to its enumerator) and description. `netasic keys` and docs/scenario-keys.md list them in
 // this order.
 #include "tb/choices.h"
+#include "tb/partition.h"
 #include "tb/scenario.h"
 #include "tb/workload_collective.h"
 #include "tb/workload_jobs.h"
@@ -42,10 +43,9 @@ KeyDef L(std::string name, std::string desc) {
   return KeyDef{std::move(name), KeyType::list, "", "", 0, 0, false, {}, std::move(desc)};
 }
 
-// Run control, topology, links and failures.
-std::vector<KeyDef> run_topology_link_keys() {
+// Run control and the partition of a run across processes.
+std::vector<KeyDef> run_keys() {
   return {
-      // Run control.
       I("sim.seed", "", "1", 0, 1e18, "Seed of the run; every component derives its own random stream from it."),
       N("sim.max_time_us", "us", "0", 0, 1e9, "Stop after this much simulated time; 0 runs until every flow completes."),
       N("sim.stall_timeout_us", "us", "100000", 0, 1e9,
@@ -61,7 +61,29 @@ std::vector<KeyDef> run_topology_link_keys() {
       B("sim.huge_pages", "true",
         "Back the model's memory with transparent huge pages (Linux) once it is built, which saves most TLB "
         "misses on large fabrics. Results do not depend on it; false leaves memory as the C library gives it."),
-      // Topology.
+      C<EventOrder>("sim.event_order", "sequence", {{"sequence", EventOrder::sequence}, {"causal", EventOrder::causal}},
+        "Order of simultaneous events. sequence: the order they were scheduled in (fastest). causal: an order "
+        "each event's own ancestry fixes (scheduled earlier first, then the older packet, then a hash of the "
+        "scheduling event), run in windows of the smallest propagation delay a partition can cut; what a run "
+        "split across processes needs, so that its results do not depend on the partition (docs/parallel.md). "
+        "The two orders give different, equally valid results."),
+      C<PartitionRule>("parallel.partition", "auto",
+        {{"auto", PartitionRule::automatic}, {"pod", PartitionRule::pod}, {"group", PartitionRule::group},
+         {"contiguous", PartitionRule::contiguous}},
+        "How a run split across processes divides the fabric: pod (fat-tree pods, leaf-spine leaves), group "
+        "(dragonfly groups), contiguous (switches in index order), auto (pod, group or contiguous by topology). "
+        "Cuts only links between switches (docs/parallel.md, netasic partition)."),
+      I("parallel.emulate_ranks", "", "0", 0, 65536,
+        "Check, in one process, that results do not depend on the partition: the links a partition into this "
+        "many ranks (parallel.partition) cuts hand their frames and credit returns to the other side only when "
+        "each window ends, as between processes, in reverse order. flows.csv, ports.csv and tables.json must "
+        "equal those of 1 rank. Needs sim.event_order = causal; 0: off."),
+  };
+}
+
+// Topology, links and failures.
+std::vector<KeyDef> topology_link_keys() {
+  return {
       C<TopologyType>("topology.type", "fat_tree",
         {{"fat_tree", TopologyType::fat_tree}, {"leaf_spine", TopologyType::leaf_spine},
          {"dragonfly", TopologyType::dragonfly}, {"torus", TopologyType::torus},
@@ -525,7 +547,7 @@ std::vector<KeyDef> trace_keys() {
 // The registry, in the order `netasic keys` and docs/scenario-keys.md list it.
 std::vector<KeyDef> build_keys() {
   std::vector<KeyDef> k;
-  for (auto part : {run_topology_link_keys, switch_routing_keys, telemetry_keys, flowcut_letflow_keys, nic_keys,
+  for (auto part : {run_keys, topology_link_keys, switch_routing_keys, telemetry_keys, flowcut_letflow_keys, nic_keys,
                     nic_cc_reorder_keys, workload_keys, trace_keys})
     for (auto& def : part()) k.push_back(std::move(def));
   return k;

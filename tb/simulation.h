@@ -137,6 +137,7 @@ class Simulation {
   bool stalled_ = false;
   std::unique_ptr<class PacketTrace> trace_;  // trace.enabled: what the links report (tb/packet_trace.h)
   std::unique_ptr<class TimeSeries> series_;  // stats.sample_us > 0 (tb/timeseries.h)
+  std::unique_ptr<class PartitionEmulation> emulation_;  // parallel.emulate_ranks > 0 (tb/partition_emulation.h)
 };
 
 }  // namespace netasic

@@ -49,27 +49,31 @@ class EventTarget {
   // prefetched the target and, for events carrying one, the packet; at step 0 what step 1 prefetched is
   // there too. Reads only; must change nothing.
   virtual void prefetch(std::uint32_t /*kind*/, std::uint64_t /*data*/, unsigned /*step*/) const {}
+  // The send time of the packet an event of `kind` carries in `data`, kNever for an event without one (the
+  // causal order, causal_queue.h: older packets first among simultaneous events).
+  virtual Ps event_packet_sent(std::uint32_t /*kind*/, std::uint64_t /*data*/) const { return kNever; }
 };
 
-// A 4-ary min-heap of events (for the far future and for the bucket being run).
-class EventHeap {
+// A 4-ary min-heap of events (for the far future); E has a time and before().
+template <class E>
+class BasicEventHeap {
  public:
-  void push(const Event& e) {
+  void push(const E& e) {
     heap_.push_back(e);
     sift_up(heap_.size() - 1);
   }
   bool empty() const { return heap_.empty(); }
   std::size_t size() const { return heap_.size(); }
-  const Event& top() const { return heap_.front(); }
-  Event pop() {
-    Event e = heap_.front();
+  const E& top() const { return heap_.front(); }
+  E pop() {
+    E e = heap_.front();
     heap_.front() = heap_.back();
     heap_.pop_back();
     if (!heap_.empty()) sift_down(0);
     return e;
   }
   // Takes ownership of `events` (any order) and makes a heap of them.
-  void assign(std::vector<Event>& events) {
+  void assign(std::vector<E>& events) {
     heap_.swap(events);
     events.clear();
     if (heap_.size() > 1)
@@ -80,7 +84,7 @@ class EventHeap {
  private:
   static constexpr std::size_t kArity = 4;
   void sift_up(std::size_t i) {
-    Event e = heap_[i];
+    E e = heap_[i];
     while (i > 0) {
       std::size_t parent = (i - 1) / kArity;
       if (!e.before(heap_[parent])) break;
@@ -91,7 +95,7 @@ class EventHeap {
   }
   void sift_down(std::size_t i) {
     const std::size_t n = heap_.size();
-    Event e = heap_[i];
+    E e = heap_[i];
     for (;;) {
       std::size_t first = i * kArity + 1;
       if (first >= n) break;
@@ -105,10 +109,14 @@ class EventHeap {
     }
     heap_[i] = e;
   }
-  std::vector<Event> heap_;
+  std::vector<E> heap_;
 };
 
-class EventQueue {
+// The calendar queue, for events of type E (Event, or the causal order's CausalEvent): E has a `time` and
+// before(); `kPushedInOrder`: an event pushed later never goes before an earlier-pushed one of the same time
+// (the sequence number), so a push into the bucket being run compares times only.
+template <class E, bool kPushedInOrder>
+class CalendarQueue {
  public:
   // 256 ps buckets hold a handful of events even on a 1024-host fabric at full load.
   static constexpr unsigned kBucketShift = 8;
@@ -117,7 +125,7 @@ class EventQueue {
   static constexpr std::uint32_t kMaxKind = 0xff;
 
   // A power of two of buckets, kMinBuckets..kMaxBuckets.
-  explicit EventQueue(std::size_t buckets = kDefaultBuckets)
+  explicit CalendarQueue(std::size_t buckets = kDefaultBuckets)
       : buckets_(buckets), count_(buckets, 0), slots_(buckets), overflow_(buckets) {}
   // The ring size whose horizon covers `horizon_ps` (clamped to kMinBuckets..kMaxBuckets).
   static std::size_t for_horizon(Ps horizon_ps) {
@@ -127,16 +135,16 @@ class EventQueue {
   }
   std::size_t buckets() const { return buckets_; }
 
-  void push(Ps time, EventTarget* target, std::uint32_t kind, std::uint64_t data) {
-    const Event e{time, (seq_++ << 8) | (kind & kMaxKind), target, data};
+  void push_event(const E& e) {
+    const Ps time = e.time;
     const std::uint64_t b = time >> kBucketShift;
     ++size_;
     if (b <= current_) {
-      // Into the bucket being run (an event is never scheduled before the current time). Its key is the
-      // largest yet, so it goes after every event of the same or an earlier time.
+      // Into the bucket being run (an event is never scheduled before the current time). Pushed in order,
+      // it goes after every event of the same or an earlier time.
       std::size_t j = now_.size();
       now_.push_back(e);
-      while (j > pos_ && time < now_[j - 1].time) {
+      while (j > pos_ && (kPushedInOrder ? time < now_[j - 1].time : e.before(now_[j - 1]))) {
         now_[j] = now_[j - 1];
         --j;
       }
@@ -150,23 +158,23 @@ class EventQueue {
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   // The earliest event; the queue must not be empty.
-  const Event& top() {
+  const E& top() {
     if (pos_ == now_.size()) advance();
     return now_[pos_];
   }
-  Event pop() {
+  E pop() {
     if (pos_ == now_.size()) advance();
     --size_;
     return now_[pos_++];
   }
   void reserve(std::size_t n) { now_.reserve(n); }
   // The next event when it is already in the bucket being run (nothing is moved), else null.
-  const Event* peek_ready(std::size_t ahead = 0) const {
+  const E* peek_ready(std::size_t ahead = 0) const {
     return pos_ + ahead < now_.size() ? &now_[pos_ + ahead] : nullptr;
   }
 
  private:
-  void ring_push(std::uint64_t b, const Event& e) {
+  void ring_push(std::uint64_t b, const E& e) {
     const std::size_t i = b & (buckets_ - 1);
     const std::uint32_t c = count_[i]++;
     if (c < kSlots) slots_[i].e[c] = e;
@@ -186,7 +194,7 @@ class EventQueue {
       }
       // Far events that now fall inside the ring's horizon move in (those of this bucket too).
       while (!far_.empty() && (far_.top().time >> kBucketShift) < current_ + buckets_) {
-        const Event e = far_.pop();
+        const E e = far_.pop();
         ring_push(e.time >> kBucketShift, e);
       }
       const std::size_t i = current_ & (buckets_ - 1);
@@ -211,13 +219,13 @@ class EventQueue {
     const std::size_t n = now_.size();
     if (n > 32) {
       // Large buckets are mostly simultaneous events scheduled in order (a burst of flow starts).
-      if (std::is_sorted(now_.begin(), now_.end(), [](const Event& a, const Event& b) { return a.before(b); })) return;
-      std::sort(now_.begin(), now_.end(), [](const Event& a, const Event& b) { return a.before(b); });
+      if (std::is_sorted(now_.begin(), now_.end(), [](const E& a, const E& b) { return a.before(b); })) return;
+      std::sort(now_.begin(), now_.end(), [](const E& a, const E& b) { return a.before(b); });
       return;
     }
     // A bucket holds a few events, mostly in order already: insertion sort.
     for (std::size_t i = 1; i < n; ++i) {
-      const Event e = now_[i];
+      const E e = now_[i];
       std::size_t j = i;
       while (j > 0 && e.before(now_[j - 1])) {
         now_[j] = now_[j - 1];
@@ -233,17 +241,30 @@ class EventQueue {
   // address order), and any further events in an overflow vector (rare: bursts of simultaneous events).
   static constexpr std::uint32_t kSlots = 8;
   struct alignas(64) Bucket {
-    Event e[kSlots];
+    E e[kSlots];
   };
   std::vector<std::uint32_t> count_;
   std::vector<Bucket> slots_;
-  std::vector<std::vector<Event>> overflow_;
-  std::vector<Event> now_;  // the bucket being run, sorted; now_[pos_] is next
+  std::vector<std::vector<E>> overflow_;
+  std::vector<E> now_;  // the bucket being run, sorted; now_[pos_] is next
   std::size_t pos_ = 0;
-  EventHeap far_;
+  BasicEventHeap<E> far_;
   std::uint64_t current_ = 0;  // absolute index of the bucket being run
   std::size_t ring_count_ = 0;
   std::size_t size_ = 0;
+};
+
+using EventHeap = BasicEventHeap<Event>;
+
+// The default order: (time, sequence number of the push).
+class EventQueue : public CalendarQueue<Event, true> {
+ public:
+  using CalendarQueue::CalendarQueue;
+  void push(Ps time, EventTarget* target, std::uint32_t kind, std::uint64_t data) {
+    push_event(Event{time, (seq_++ << 8) | (kind & kMaxKind), target, data});
+  }
+
+ private:
   std::uint64_t seq_ = 0;
 };
 

@@ -14,12 +14,22 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 
 #include "tlm/common/log_histogram.h"
+#include "tlm/model/causal_queue.h"
 #include "tlm/model/event_queue.h"
 #include "tlm/model/packet.h"
 
 namespace netasic {
+
+// Told when a window of the causal order ends (sim.event_order = causal): every event before `end` has run and
+// none at or after it. What crossed between parts of the fabric during the window is handed over here.
+class WindowListener {
+ public:
+  virtual ~WindowListener() = default;
+  virtual void end_window(Ps end) = 0;
+};
 
 class Fabric : public sc_core::sc_module {
  public:
@@ -30,10 +40,37 @@ class Fabric : public sc_core::sc_module {
 
   Ps now() const { return now_; }
   void schedule(Ps at, EventTarget* target, std::uint32_t kind, std::uint64_t data = 0) {
+    if (__builtin_expect(causal_ != nullptr, 0)) return schedule_causal(at, target, kind, data);
     queue_.push(at, target, kind, data);
   }
   void schedule_in(Ps delay, EventTarget* target, std::uint32_t kind, std::uint64_t data = 0) {
-    queue_.push(now_ + delay, target, kind, data);
+    schedule(now_ + delay, target, kind, data);
+  }
+
+  // sim.event_order = causal (causal_queue.h, docs/parallel.md): simultaneous events run in an order their
+  // own ancestry fixes, and the run goes in windows of `window_ps` (at most the smallest propagation delay
+  // between switches): a window starts at its first event, and a stop requested inside it takes effect when
+  // it ends. Before the run only.
+  void use_causal_order(Ps window_ps);
+  bool causal() const { return causal_ != nullptr; }
+  Ps window() const { return window_ps_; }
+  void set_window_listener(WindowListener* listener) { window_listener_ = listener; }
+  // Causal order: the context a call from the running event into another component schedules in (counts
+  // as one child of the running event); swap_context installs one and returns the one it replaces.
+  CausalContext fork() {
+    ++ctx_.child;
+    return CausalContext{ctx_.parent, causal_mix(ctx_.hash, ctx_.child), 0};
+  }
+  CausalContext swap_context(const CausalContext& c) {
+    const CausalContext old = ctx_;
+    ctx_ = c;
+    return old;
+  }
+  // Causal order: an event whose place among simultaneous ones is given rather than taken from the event
+  // that schedules it (one that different events may schedule, whichever gets there first).
+  void schedule_keyed(Ps at, Ps parent, std::uint64_t hash, EventTarget* target, std::uint32_t kind,
+                      std::uint64_t data = 0) {
+    causal_->push_event(CausalEvent{at, parent, target->event_packet_sent(kind, data), hash, target, data, kind});
   }
   PacketPool& pool() { return pool_; }
 
@@ -62,7 +99,11 @@ class Fabric : public sc_core::sc_module {
   Ps quantum() const { return quantum_; }
 
   // Ends the run after the event being processed (e.g. the last flow completed).
-  void request_stop() { stop_ = true; }
+  // Under the causal order, at the end of the window (use_causal_order).
+  void request_stop() {
+    if (causal_) stop_at_window_ = true;
+    else stop_ = true;
+  }
   bool stopped() const { return stop_; }
   // Events later than this are not run; the run ends when the queue reaches it. kNever = no limit.
   void set_time_limit(Ps limit) { time_limit_ = limit; }
@@ -78,13 +119,53 @@ class Fabric : public sc_core::sc_module {
   }
 
   std::uint64_t events() const { return events_; }
-  std::size_t pending() const { return queue_.size(); }
+  std::size_t pending() const { return queue_.size() + (causal_ ? causal_->size() : 0); }
 
  private:
   void run_due_events();
+  void run_causal_events();  // fabric_causal.cpp
+  void schedule_causal(Ps at, EventTarget* target, std::uint32_t kind, std::uint64_t data);
   void wake_for_next();
+  void end_activation();  // after a run of events: stops SystemC if the run is over, else wakes for the next
+  // While an event runs, bring in what the next ones will touch, in three steps: the third event from here
+  // gets its target and, for events that carry a packet, the packet's first line; the second asks its target
+  // for what lies behind them (EventTarget::prefetch, step 1); the next one asks for what lies behind that
+  // (step 0).
+  template <class Queue>
+  static void prefetch_ahead(const Queue& q) {
+    if (const auto* next = q.peek_ready()) {
+      if (const auto* after = q.peek_ready(1)) {
+        if (const auto* third = q.peek_ready(2)) {
+          __builtin_prefetch(third->target);
+          // Only what looks like a pointer: an integer argument (a port number) would send the prefetch to
+          // page zero, and a prefetch that misses the TLB still walks the page tables.
+          if (third->data >= 4096) __builtin_prefetch(reinterpret_cast<const void*>(third->data));
+        }
+        after->target->prefetch(after->kind(), after->data, 1);
+      }
+      next->target->prefetch(next->kind(), next->data, 0);
+    }
+  }
+  void count_event() {
+    // The wall clock is read once every 64K events, so progress costs nothing measurable.
+    if ((++events_ & 0xffff) == 0 && progress_) {
+      auto t = std::chrono::steady_clock::now();
+      if (t - last_progress_ >= progress_interval_) {
+        last_progress_ = t;
+        progress_();
+      }
+    }
+  }
 
   EventQueue queue_;
+  CausalQueue* causal_ = nullptr;  // owned by causal_queue_; null under the default order
+  std::unique_ptr<CausalQueue> causal_queue_;
+  CausalContext ctx_;
+  Ps window_ps_ = 0;
+  Ps window_end_ = 0;
+  bool window_open_ = false;
+  bool stop_at_window_ = false;
+  WindowListener* window_listener_ = nullptr;
   PacketPool pool_;
   sc_core::sc_event wake_;
   Ps now_ = 0;

@@ -26,7 +26,7 @@ Link::Link(const sc_core::sc_module_name& name, Fabric& fabric, const LinkConfig
   hot_.prop_ps = config_.prop_ps;
   hot_.overhead_bytes = config_.overhead_bytes;
   hot_.lossless = config_.lossless;
-  hot_.slow = config_.error_rate > 0;
+  refresh_slow();
   hot_.returns = hot_.first_returns.data();
   hot_.credit_mask = static_cast<std::uint32_t>(hot_.first_returns.size() - 1);
   if (config.vc_credit_bytes.size() > kMaxVcs)
@@ -47,23 +47,55 @@ bool Link::receive(std::uint16_t, Packet* p, Ps delay) {
   hot_.wire_bytes += p->size_bytes + hot_.overhead_bytes;
   p->ser_ps = ser;
   ++p->hops;
-  if (hot_.slow && !slow_receive(p, start, ser)) return false;
+  if (hot_.slow) return slow_receive(p, start, ser, delay);
   hot_.rx(p, delay + hot_.prop_ps);
   return true;
 }
 
-// Errors and observers: false when the packet was corrupted (and dropped).
-bool Link::slow_receive(Packet* p, Ps start, Ps ser) {
+// Errors, observers, the causal order and cut links: false when the packet was corrupted (and dropped).
+bool Link::slow_receive(Packet* p, Ps start, Ps ser, Ps delay) {
   // The error draw only where errors can happen, so an observer leaves every random stream as it was.
   const bool corrupted = config_.error_rate > 0 && rng_.uniform() < config_.error_rate;
   if (observer_) observer_->on_wire(*this, *p, start, ser, corrupted);
-  if (!corrupted) return true;
-  // A corrupted packet is dropped at the receiver's MAC; its buffer space was never used.
-  ++corrupted_;
-  if (config_.lossless) return_credits(p->vc, p->size_bytes);
-  fabric_.pool().put(p);
-  return false;
+  if (corrupted) {
+    // A corrupted packet is dropped at the receiver's MAC; its buffer space was never used.
+    ++corrupted_;
+    if (config_.lossless) return_credits(p->vc, p->size_bytes);
+    fabric_.pool().put(p);
+    return false;
+  }
+  if (!fabric_.causal()) {
+    hot_.rx(p, delay + hot_.prop_ps);
+    return true;
+  }
+  // The receiver's call is one child of the sending event, whether it is made now or when the window ends.
+  const CausalContext call = fabric_.fork();
+  if (cut_) {
+    cut_->deliver(*this, p, fabric_.now() + delay + hot_.prop_ps, call);
+    return true;
+  }
+  const CausalContext saved = fabric_.swap_context(call);
+  hot_.rx(p, delay + hot_.prop_ps);
+  fabric_.swap_context(saved);
+  return true;
 }
+
+void Link::set_cut(LinkCut* cut) {
+  if (cut && !fabric_.causal()) throw ModelError(fmt::format("{}: a cut link needs the causal event order", name()));
+  cut_ = cut;
+  hot_.cut = cut != nullptr;
+  refresh_slow();
+}
+
+void Link::deliver_held(Packet* p, Ps head, const CausalContext& ctx) {
+  const Ps now = hot_.fabric->now();
+  if (head < now) throw ModelError(fmt::format("{}: a held frame is due before the end of its window", name()));
+  const CausalContext saved = fabric_.swap_context(ctx);
+  hot_.rx(p, head - now);
+  fabric_.swap_context(saved);
+}
+
+void Link::absorb_credit(Ps at, std::uint8_t vc, std::uint32_t bytes) { push_return(at, vc, bytes); }
 
 void Link::end_of_elaboration() { hot_.rx = resolve_receiver(out.operator->(), foreign_, fabric_); }
 
@@ -77,13 +109,27 @@ void Link::credit_overflow(std::uint8_t vc) const {
 
 void Link::return_credits(std::uint8_t vc, std::uint32_t bytes) {
   if (!hot_.lossless) return;
-  if (hot_.credit_tail - hot_.credit_head > hot_.credit_mask) grow_returns();  // full
   const Ps at = hot_.fabric->now() + hot_.prop_ps;
+  if (__builtin_expect(hot_.cut, 0)) return cut_->credit(*this, at, vc, bytes);
+  push_return(at, vc, bytes);
+}
+
+void Link::push_return(Ps at, std::uint8_t vc, std::uint32_t bytes) {
+  if (hot_.credit_tail - hot_.credit_head > hot_.credit_mask) grow_returns();  // full
   hot_.returns[hot_.credit_tail++ & hot_.credit_mask] = CreditReturn{at, bytes, vc};
   if (hot_.sender_waiting && !hot_.credit_event_pending) {
     hot_.credit_event_pending = true;
-    fabric_.schedule(at, this, kCreditArrives, 0);
+    schedule_credit_arrival(at);
   }
+}
+
+// Under the causal order the arrival of the credits made at `at` - propagation has the same place among
+// simultaneous events whichever event scheduled it (the return, or a sender that started waiting after it).
+void Link::schedule_credit_arrival(Ps at) {
+  if (fabric_.causal())
+    fabric_.schedule_keyed(at, at - hot_.prop_ps, causal_mix(0x4c494e4b00000000ULL + index_, at), this, kCreditArrives);
+  else
+    fabric_.schedule(at, this, kCreditArrives, 0);
 }
 
 void Link::grow_returns() {
@@ -102,7 +148,7 @@ void Link::wait_for_credit() {
   hot_.sender_waiting = true;
   if (!hot_.credit_event_pending && hot_.credit_head != hot_.credit_tail) {
     hot_.credit_event_pending = true;
-    fabric_.schedule(hot_.returns[hot_.credit_head & hot_.credit_mask].at, this, kCreditArrives, 0);
+    schedule_credit_arrival(hot_.returns[hot_.credit_head & hot_.credit_mask].at);
   }
 }
 

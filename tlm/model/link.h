@@ -39,6 +39,19 @@ class WireObserver {
   virtual void on_wire(const class Link& link, const Packet& p, Ps start, Ps ser, bool corrupted) = 0;
 };
 
+// A link the partition of a run cuts (its sender and receiver in different parts of the fabric): it hands
+// over its frames and its receiver's credit returns instead of delivering them (docs/parallel.md). Each is
+// due at or after the end of the window it was made in; the other part applies them when the window ends
+// (Link::deliver_held, Link::absorb_credit).
+class LinkCut {
+ public:
+  virtual ~LinkCut() = default;
+  // `p` heads for the link's receiver, its head arriving at `head`; `ctx`: what the receiver's call schedules in.
+  virtual void deliver(class Link& link, Packet* p, Ps head, const CausalContext& ctx) = 0;
+  // The receiver freed `bytes` of VC `vc`; the credit reaches the sender at `at`.
+  virtual void credit(class Link& link, Ps at, std::uint8_t vc, std::uint32_t bytes) = 0;
+};
+
 class LinkSender {
  public:
   virtual ~LinkSender() = default;
@@ -63,8 +76,15 @@ class Link : public sc_core::sc_module, public EventTarget {
   // Reports every packet put on the wire to `observer` (nullptr: none). Results do not change.
   void set_observer(WireObserver* observer) {
     observer_ = observer;
-    hot_.slow = observer_ != nullptr || config_.error_rate > 0;
+    refresh_slow();
   }
+  // Cuts the link (nullptr: joins it again); the fabric must run in the causal order. Before the run.
+  void set_cut(LinkCut* cut);
+  LinkCut* cut() const { return cut_; }
+  // The receiver's end of a cut link, when the window ends: delivers a frame deliver() held back, and takes in
+  // a credit return credit() held back (in the order they were made).
+  void deliver_held(Packet* p, Ps head, const CausalContext& ctx);
+  void absorb_credit(Ps at, std::uint8_t vc, std::uint32_t bytes);
 
   double rate_gbps() const { return rate_gbps_; }
   Ps prop_ps() const { return config_.prop_ps; }
@@ -168,6 +188,9 @@ class Link : public sc_core::sc_module, public EventTarget {
   }
   void wait_for_credit();
   void grow_returns();
+  void push_return(Ps at, std::uint8_t vc, std::uint32_t bytes);
+  void schedule_credit_arrival(Ps at);
+  void refresh_slow() { hot_.slow = observer_ != nullptr || config_.error_rate > 0 || fabric_.causal() || cut_ != nullptr; }
   [[noreturn]] void credit_overflow(std::uint8_t vc) const;
 
   // Credit returns on their way back to the sender, oldest first (the delay is the same for all).
@@ -192,6 +215,7 @@ class Link : public sc_core::sc_module, public EventTarget {
     bool slow = false;  // error_rate > 0 or an observer: the per-packet path takes the slow branch
     bool sender_waiting = false;
     bool credit_event_pending = false;
+    bool cut = false;  // credit returns go to the LinkCut
     alignas(64) std::array<std::int64_t, kMaxVcs> credits{};
     std::array<std::uint32_t, kMaxVcs> credit_limit{};
     alignas(64) std::uint64_t packets = 0;
@@ -217,7 +241,8 @@ class Link : public sc_core::sc_module, public EventTarget {
   std::uint32_t index_;
   std::uint64_t corrupted_ = 0;
   WireObserver* observer_ = nullptr;
-  bool slow_receive(Packet* p, Ps start, Ps ser);
+  LinkCut* cut_ = nullptr;
+  bool slow_receive(Packet* p, Ps start, Ps ser, Ps delay);
 };
 
 }  // namespace netasic

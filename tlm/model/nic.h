@@ -170,6 +170,9 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
     foreign_.bind(out_fw_, &fabric_);
   }
   void prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const override;
+  Ps event_packet_sent(std::uint32_t kind, std::uint64_t data) const override {
+    return kind == kReceive ? reinterpret_cast<const Packet*>(data)->t_sent : kNever;
+  }
   void on_credit(std::uint16_t port) override;
 
  private:

@@ -12,12 +12,6 @@ void Switch::receive(std::uint16_t i, Packet* p, Ps delay) {
   p->in_port = i;
   p->in_vc = p->vc;
   p->in_size = p->size_bytes;
-  InPort& ip = in_ports_[i];
-  const std::uint64_t fill = ip.fill[p->vc] += p->size_bytes;
-  if (fill > ip.max_fill[p->vc]) ip.max_fill[p->vc] = fill;
-  if (config_.lossless && fill > ip.buffer[p->vc])
-    throw ModelError(fmt::format("{}: input buffer of port {} VC {} overflows ({} > {} bytes)", name(), i, p->vc,
-                                 fill, ip.buffer[p->vc]));
   const Ps head = fabric_.now() + delay;
   p->t_tail = head + p->ser_ps;
   fabric_.schedule(on_clock(head + config_.ingress_ps), this, kArrive, reinterpret_cast<std::uint64_t>(p));
@@ -45,6 +39,13 @@ void Switch::on_credit(std::uint16_t port) {
 }
 
 void Switch::arrive(Packet* p) {
+  // The packet occupies the input buffer from its arrival (not from when the sender put it on the link: a
+  // receiver changes nothing before a frame arrives, so one called later, when a window of a run split across
+  // processes ends, behaves the same).
+  InPort& ip = in_ports_[p->in_port];
+  const std::uint64_t fill = ip.fill[p->in_vc] += p->in_size;
+  if (fill > ip.max_fill[p->in_vc]) ip.max_fill[p->in_vc] = fill;
+  if (config_.lossless && fill > ip.buffer[p->in_vc]) input_overflow(p);
   if (efc_) {
     if (p->type == PacketType::pause || p->type == PacketType::resume) return fc_frame_in(p);
     if (p->type == PacketType::data) {
@@ -65,6 +66,12 @@ void Switch::arrive(Packet* p) {
   }
   if (o == kHeld) return;  // waits in the input buffer until a Flowcut entry frees (retry_held)
   enqueue(p, o);
+}
+
+void Switch::input_overflow(const Packet* p) const {
+  const InPort& ip = in_ports_[p->in_port];
+  throw ModelError(fmt::format("{}: input buffer of port {} VC {} overflows ({} > {} bytes)", name(), p->in_port,
+                               p->in_vc, ip.fill[p->in_vc], ip.buffer[p->in_vc]));
 }
 
 void Switch::enqueue(Packet* p, std::uint16_t o) {

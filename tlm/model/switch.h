@@ -104,6 +104,9 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   // Bindings are complete: looks up what each output is bound to, once, off the packet path.
   void start_of_simulation() override;
   void prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const override;
+  Ps event_packet_sent(std::uint32_t kind, std::uint64_t data) const override {
+    return kind == kArrive ? reinterpret_cast<const Packet*>(data)->t_sent : kNever;
+  }
   void prefetch_output(std::uint16_t o, const Packet* p) const;  // what a grant to o touches first
   // What a grant at o after a transmission or a credit touches first: step 1 the port and its VOQs of the
   // data VC, step 0 the head packet the round-robin comes to, its input port and input link.
@@ -156,6 +159,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   NoBackwardPath bw_;
   void build_routing();  // the routing context, the Flowcut engine, the policy (constructor)
   void arrive(Packet* p);
+  [[noreturn]] void input_overflow(const Packet* p) const;
   void enqueue(Packet* p, std::uint16_t o);
   std::uint16_t route(Packet* p);
   void assign_vc(Packet* p, std::uint16_t o);

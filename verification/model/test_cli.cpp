@@ -134,6 +134,32 @@ TEST(Cli, SeveralLaunchedProcessesStopAndTheFirstSaysWhy) {
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(dir) / "summary.json"));
 }
 
+// The causal order and the partition emulation (docs/parallel.md) refuse what they cannot run, with exit 2 and
+// the key named; a run of either writes what it did into summary.json.
+TEST(Cli, CausalOrderAndPartitionEmulationRefuseWhatTheyCannotRun) {
+  const Result sequence = netasic_cmd("run " + kSmall + " --set parallel.emulate_ranks=2 --out " + out_dir("emu_seq"));
+  EXPECT_EQ(sequence.status, 2) << sequence.output;
+  EXPECT_NE(sequence.output.find("parallel.emulate_ranks needs sim.event_order = causal"), std::string::npos)
+      << sequence.output;
+  const Result too_many = netasic_cmd("run " + kSmall + " --set sim.event_order=causal --set parallel.emulate_ranks=9 "
+                                      "--out " + out_dir("emu_many"));
+  EXPECT_EQ(too_many.status, 2) << too_many.output;
+  EXPECT_NE(too_many.output.find("parallel.emulate_ranks = 9, parallel.partition = auto: partition: 9 ranks but the fabric has 4 pods"), std::string::npos) << too_many.output;
+  const Result host = netasic_cmd("run " + kSmall + " --set sim.event_order=causal --set nic.host_interface=true "
+                                  "--out " + out_dir("causal_host"));
+  EXPECT_EQ(host.status, 2) << host.output;
+  EXPECT_NE(host.output.find("sim.event_order = causal: nic.host_interface"), std::string::npos) << host.output;
+  const std::string dir = out_dir("emu_ok");
+  const Result ok = netasic_cmd("run " + kSmall + " --set sim.event_order=causal --set parallel.emulate_ranks=2 --out " + dir);
+  ASSERT_EQ(ok.status, 0) << ok.output;
+  const auto j = nlohmann::json::parse(slurp(std::filesystem::path(dir) / "summary.json"));
+  EXPECT_EQ(j["event_order"]["order"], "causal");
+  EXPECT_EQ(j["parallel"]["emulated_ranks"], 2);
+  EXPECT_EQ(j["parallel"]["partition"], "pod");
+  EXPECT_GT(j["parallel"]["frames_handed_over"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(j["parallel"]["credit_returns_handed_over"].get<std::uint64_t>(), 0u);
+}
+
 TEST(Cli, KeysListsEveryKeyWithItsAllowedValues) {
   const Result r = netasic_cmd("keys");
   ASSERT_EQ(r.status, 0);

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Checks that results do not depend on the partition of a run (docs/parallel.md).
+
+Runs each reference scenario (verification/reference/scenarios.json) in the causal event order, once uncut
+and once per rank count with parallel.emulate_ranks = N: the links a partition into N ranks cuts hand their
+frames and credit returns over only when each window ends, as between processes. flows.csv, ports.csv and
+tables.json must be byte-identical to the uncut run's. A rank count the partition rule cannot make on a
+scenario's topology (more ranks than pods) is reported as skipped, with the model's message.
+
+  scripts/check_partition.py --netasic build/netasic                  # ranks 1 2 3 4, every scenario
+  scripts/check_partition.py --netasic build/netasic --ranks 2 --only ecmp-permutation --keep out/part
+"""
+import argparse
+import concurrent.futures
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from check_reference import ROOT, load_scenarios
+
+COMPARED = ("flows.csv", "ports.csv", "tables.json")
+
+
+def run(netasic, scenario, ranks, out_dir):
+    cmd = [netasic, "run"]
+    if scenario.get("config"):
+        cmd.append(os.path.join(ROOT, scenario["config"]))
+    for assignment in scenario.get("set", []) + ["sim.event_order=causal", f"parallel.emulate_ranks={ranks}"]:
+        cmd += ["--set", assignment]
+    cmd += ["--out", out_dir, "--quiet"]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return proc.returncode, proc.stderr.strip(), " ".join(cmd)
+
+
+def same(a, b):
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--netasic", required=True, help="the netasic binary to run")
+    ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 3, 4])
+    ap.add_argument("--only", action="append", default=[], help="run only this scenario (repeatable)")
+    ap.add_argument("--keep", help="keep the outputs under this directory")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    args = ap.parse_args()
+
+    _, chosen = load_scenarios(args.only, "check_partition")
+    if chosen is None:
+        return 2
+    work = args.keep or tempfile.mkdtemp(prefix="netasic-part-")
+    try:
+        def one(job):
+            s, ranks = job
+            out = os.path.join(work, s["name"], f"ranks{ranks}")
+            os.makedirs(out, exist_ok=True)
+            return job, run(args.netasic, s, ranks, out)
+
+        jobs = [(s, r) for s in chosen for r in [0] + args.ranks]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            results = dict(((s["name"], r), res) for (s, r), res in pool.map(one, jobs))
+        failures = checked = skipped = 0
+        for s in chosen:
+            status, err, cmd = results[(s["name"], 0)]
+            if status != 0:
+                print(f"FAIL {s['name']} uncut: exit {status}: {cmd}\n{err}")
+                failures += 1
+                continue
+            for r in args.ranks:
+                status, err, cmd = results[(s["name"], r)]
+                if status == 2 and "ranks but the fabric has" in err:
+                    print(f"skip {s['name']} {r} ranks: {err}")
+                    skipped += 1
+                    continue
+                if status != 0:
+                    print(f"FAIL {s['name']} {r} ranks: exit {status}: {cmd}\n{err}")
+                    failures += 1
+                    continue
+                base, cut = os.path.join(work, s["name"], "ranks0"), os.path.join(work, s["name"], f"ranks{r}")
+                moved = [n for n in COMPARED if not same(os.path.join(base, n), os.path.join(cut, n))]
+                checked += 1
+                if moved:
+                    print(f"FAIL {s['name']} {r} ranks: {', '.join(moved)} differ from the uncut run")
+                    failures += 1
+                else:
+                    print(f"ok   {s['name']} {r} ranks")
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"{checked - failures if checked >= failures else 0} identical, {failures} failed, {skipped} skipped")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
