@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Checks that results do not depend on the partition of a run (docs/parallel.md).
 
-Runs each reference scenario (verification/reference/scenarios.json) in the causal event order, once uncut
-and once per rank count with parallel.emulate_ranks = N: the links a partition into N ranks cuts hand their
-frames and credit returns over only when each window ends, as between processes. flows.csv, ports.csv and
-tables.json must be byte-identical to the uncut run's. A rank count the partition rule cannot make on a
-scenario's topology (more ranks than pods) is reported as skipped, with the model's message.
+Runs each reference scenario (verification/reference/scenarios.json) in the causal event order, once in one
+process and once per rank count N:
+  - by default with parallel.emulate_ranks = N: one process whose cut links hand their frames and credit
+    returns over only when each window ends, as between processes;
+  - with --mpi, as N processes (mpirun -n N --oversubscribe): one fabric across them.
+flows.csv, ports.csv and tables.json must be byte-identical to the one-process run's. A rank count the
+partition rule cannot make on a scenario's topology (more ranks than pods), and with --mpi a scenario a run
+across processes refuses, are reported as skipped, with the model's message.
 
   scripts/check_partition.py --netasic build/netasic                  # ranks 1 2 3 4, every scenario
+  scripts/check_partition.py --netasic build/netasic --mpi --ranks 2 3 4
   scripts/check_partition.py --netasic build/netasic --ranks 2 --only ecmp-permutation --keep out/part
 """
 import argparse
@@ -23,14 +27,26 @@ from check_reference import ROOT, load_scenarios
 COMPARED = ("flows.csv", "ports.csv", "tables.json")
 
 
-def run(netasic, scenario, ranks, out_dir):
+SKIPPED = ("ranks but the fabric has", "a run across processes (mpirun -n N, srun -n N):")
+
+
+def run(netasic, scenario, ranks, out_dir, mpi):
+    """ranks 0: one process; else N ranks, emulated or (mpi) as N processes."""
     cmd = [netasic, "run"]
     if scenario.get("config"):
         cmd.append(os.path.join(ROOT, scenario["config"]))
-    for assignment in scenario.get("set", []) + ["sim.event_order=causal", f"parallel.emulate_ranks={ranks}"]:
+    sets = scenario.get("set", []) + ["sim.event_order=causal"]
+    if ranks and not mpi:
+        sets.append(f"parallel.emulate_ranks={ranks}")
+    for assignment in sets:
         cmd += ["--set", assignment]
     cmd += ["--out", out_dir, "--quiet"]
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    env = None
+    if ranks and mpi:
+        cmd = ["mpirun", "--oversubscribe", "-n", str(ranks)] + cmd
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                   OMPI_MCA_rmaps_base_oversubscribe="1")
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     return proc.returncode, proc.stderr.strip(), " ".join(cmd)
 
 
@@ -45,6 +61,7 @@ def main():
     ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 3, 4])
     ap.add_argument("--only", action="append", default=[], help="run only this scenario (repeatable)")
     ap.add_argument("--keep", help="keep the outputs under this directory")
+    ap.add_argument("--mpi", action="store_true", help="run N processes under mpirun instead of emulating N ranks")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
 
@@ -57,7 +74,7 @@ def main():
             s, ranks = job
             out = os.path.join(work, s["name"], f"ranks{ranks}")
             os.makedirs(out, exist_ok=True)
-            return job, run(args.netasic, s, ranks, out)
+            return job, run(args.netasic, s, ranks, out, args.mpi)
 
         jobs = [(s, r) for s in chosen for r in [0] + args.ranks]
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
@@ -71,8 +88,9 @@ def main():
                 continue
             for r in args.ranks:
                 status, err, cmd = results[(s["name"], r)]
-                if status == 2 and "ranks but the fabric has" in err:
-                    print(f"skip {s['name']} {r} ranks: {err}")
+                if status == 2 and any(reason in err for reason in SKIPPED):
+                    reason = next(line for line in err.splitlines() if any(x in line for x in SKIPPED))
+                    print(f"skip {s['name']} {r} ranks: {reason}")
                     skipped += 1
                     continue
                 if status != 0:

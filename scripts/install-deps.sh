@@ -15,6 +15,7 @@ extra=(
   verilator yosys clang libclang-rt-14-dev
   python3-matplotlib jq
   slurm-wlm munge
+  libopenmpi-dev openmpi-bin
 )
 case "${1:-}" in
   --core) packages=("${core[@]}") ;;

@@ -19,22 +19,35 @@ long env_integer(const char* name) {
 
 }  // namespace
 
+namespace {
+const std::pair<const char*, const char*> kLaunchers[] = {
+    {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"}, {"PMI_SIZE", "PMI_RANK"}, {"SLURM_STEP_NUM_TASKS", "SLURM_PROCID"}};
+}  // namespace
+
+LaunchedAs launched_as() {
+  for (const auto& [size_var, rank_var] : kLaunchers) {
+    const long size = env_integer(size_var), rank = env_integer(rank_var);
+    if (size >= 1 && rank >= 0) return LaunchedAs{static_cast<int>(size), static_cast<int>(rank), size_var};
+  }
+  return LaunchedAs{};
+}
+
 bool several_processes_refused(const std::string& command) {
-  const std::pair<const char*, const char*> sources[] = {
-      {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"}, {"PMI_SIZE", "PMI_RANK"},
-      {"SLURM_STEP_NUM_TASKS", "SLURM_PROCID"}};
-  for (const auto& [size_var, rank_var] : sources) {
+  for (const auto& [size_var, rank_var] : kLaunchers) {
     const long size = env_integer(size_var);
     const long rank = env_integer(rank_var);
     if (size < 1 || rank < 0) continue;  // this launcher did not start us
     if (size == 1) return false;
-    if (rank == 0)
+    if (rank == 0) {
+      const std::string why =
+          command == "run" ? "this netasic was built without MPI (install libopenmpi-dev and rebuild: NETASIC_MPI), so "
+                             "each would simulate the whole fabric and write the same outputs"
+                           : "the benchmark runs in one process, so each would run it whole";
       std::cerr << fmt::format(
-          "netasic: error: {}: started as {} processes together ({}={}): one fabric across processes is not built "
-          "yet, so each would simulate the whole fabric{}. Start one process per scenario (mpirun -n 1, srun -n 1); "
-          "for many scenarios use `netasic sweep -j N` or its Slurm job array. docs/parallel.md has the partitioner "
-          "and the plan\n",
-          command, size, size_var, size, command == "run" ? " and write the same outputs" : "");
+          "netasic: error: {}: started as {} processes together ({}={}): {}. Start one process (mpirun -n 1, srun "
+          "-n 1); for many scenarios use `netasic sweep -j N` or its Slurm job array. docs/parallel.md\n",
+          command, size, size_var, size, why);
+    }
     return true;
   }
   return false;

@@ -1,7 +1,7 @@
 // Whether this process is one of several that an MPI launcher (mpirun, mpiexec) or a multi-task Slurm step
-// (srun -n N) started together. One fabric across processes is not built yet (docs/parallel.md), so `netasic
-// run` and `netasic bench` started that way would each simulate the whole fabric and write the same outputs:
-// they stop instead, with exit status 2 and one message, from the first process.
+// (srun -n N) started together. `netasic run` then runs one fabric across them when built with MPI
+// (tb/mpi_run.h, docs/parallel.md); `netasic bench`, and `netasic run` built without MPI, would each simulate the
+// whole fabric: they stop instead, with exit status 2 and one message, from the first process.
 #pragma once
 
 #include <string>
@@ -14,5 +14,14 @@ namespace netasic {
 // ignored). The first of them (rank 0) prints why on stderr, naming `command` (run, bench) and the
 // variable; the caller stops with exit status 2.
 bool several_processes_refused(const std::string& command);
+
+// How many processes a launcher started this one with, this one's rank among them, and the variable that says
+// so (those above); 1, 0 and empty when no launcher did.
+struct LaunchedAs {
+  int processes = 1;
+  int rank = 0;
+  std::string variable;
+};
+LaunchedAs launched_as();
 
 }  // namespace netasic

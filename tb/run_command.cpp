@@ -7,6 +7,9 @@
 
 #include "tb/choices.h"
 #include "tb/launch_ranks.h"
+#ifdef NETASIC_HAVE_MPI
+#include "tb/mpi_run.h"
+#endif
 #include "tb/output_dir.h"
 #include "tb/scenario.h"
 #include "tb/simulation.h"
@@ -83,7 +86,11 @@ static void set_cosim_waves(const Scenario& s, const std::string& dir) {
 
 int run_command(const std::string& scenario_path, const std::vector<std::string>& sets, const std::string* seed,
                 const std::string& out_dir, bool progress) {
-  if (several_processes_refused("run")) return 2;  // mpirun -n N, srun -n N: each would run the whole fabric
+#ifdef NETASIC_HAVE_MPI
+  // mpirun -n N, srun -n N: one fabric across the N processes.
+  if (launched_as().processes > 1) return mpi_run_command(scenario_path, sets, seed, out_dir, progress);
+#endif
+  if (several_processes_refused("run")) return 2;  // built without MPI: each would run the whole fabric
   Scenario s;
   if (!scenario_path.empty()) s.load_yaml_file(scenario_path);
   for (const auto& a : sets) s.set_assignment(a);

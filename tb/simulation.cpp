@@ -359,6 +359,15 @@ nlohmann::json Simulation::tables() const {
   return r.tables();
 }
 
+nlohmann::json Simulation::component_tables(std::size_t component) const {
+  Report r(flows_, end_time_);
+  r.table("flowcut");
+  r.table("flowlet");
+  if (component < switches_.size()) switches_[component]->report(r);
+  else nics_.at(component - switches_.size())->report(r);
+  return r.tables();
+}
+
 std::string Simulation::summary_table() const {
   const nlohmann::json j = summary();
   std::string out;
@@ -462,20 +471,21 @@ void Simulation::write_fct_txt(std::ostream& out) const {
 
 void Simulation::write_ports_csv(std::ostream& out) const {
   out << "switch,port,peer,rate_gbps,utilization,max_queue_bytes\n";
+  for (std::uint32_t sw = 0; sw < switches_.size(); ++sw) write_port_rows(out, sw);
+}
+
+void Simulation::write_port_rows(std::ostream& out, std::uint32_t sw) const {
   const Topology& t = topology_;
-  for (std::uint32_t sw = 0; sw < switches_.size(); ++sw) {
-    const std::uint32_t node = t.switch_node[sw];
-    for (std::uint16_t p = 0; p < ports_[node].size(); ++p) {
-      const PortRef& r = ports_[node][p];
-      const Link& l = *links_[2 * r.link + (r.forward ? 0 : 1)];
-      const std::uint32_t peer = r.forward ? t.links[r.link].b : t.links[r.link].a;
-      const double u = end_time_ ? static_cast<double>(l.busy_time()) / static_cast<double>(end_time_) : 0.0;
-      out << fmt::format("{},{},{}{},{},{:.6f},{}\n", sw, p, t.is_switch(peer) ? "sw" : "host",
-                         t.is_switch(peer) ? t.switch_index[peer]
-                                           : static_cast<std::int32_t>(t.owner(static_cast<std::uint32_t>(t.host_index[peer]))),
-                         l.rate_gbps(), u,
-                         switches_[sw]->max_backlog(p));
-    }
+  const std::uint32_t node = t.switch_node[sw];
+  for (std::uint16_t p = 0; p < ports_[node].size(); ++p) {
+    const PortRef& r = ports_[node][p];
+    const Link& l = *links_[2 * r.link + (r.forward ? 0 : 1)];
+    const std::uint32_t peer = r.forward ? t.links[r.link].b : t.links[r.link].a;
+    const double u = end_time_ ? static_cast<double>(l.busy_time()) / static_cast<double>(end_time_) : 0.0;
+    out << fmt::format("{},{},{}{},{},{:.6f},{}\n", sw, p, t.is_switch(peer) ? "sw" : "host",
+                       t.is_switch(peer) ? t.switch_index[peer]
+                                         : static_cast<std::int32_t>(t.owner(static_cast<std::uint32_t>(t.host_index[peer]))),
+                       l.rate_gbps(), u, switches_[sw]->max_backlog(p));
   }
 }
 

@@ -76,6 +76,14 @@ class Simulation {
   Ps sim_time() const { return end_time_; }
   double wall_seconds() const { return wall_seconds_; }
   std::uint64_t packet_hops() const;
+
+  // For a run split across processes (tb/mpi_run.cpp): the flow table to merge the ranks' records into, the
+  // run's end over every rank, ports.csv's rows of one switch, and tables.json's entries of one component
+  // (switches first, then NICs, in index order).
+  FlowTable& merged_flows() { return flows_; }
+  void set_end_time(Ps t) { end_time_ = t; }
+  void write_port_rows(std::ostream& out, std::uint32_t sw) const;
+  nlohmann::json component_tables(std::size_t component) const;
   bool all_flows_completed() const { return flows_.completed() == flows_.size(); }
 
  private:

@@ -29,6 +29,10 @@ class WindowListener {
  public:
   virtual ~WindowListener() = default;
   virtual void end_window(Ps end) = 0;
+  // Before a window opens: `local_next` is this fabric's earliest event (kNever: none) and `stop` whether a stop
+  // was requested here. Returns where the next window starts over every part of the fabric (kNever: no part
+  // has an event left) and sets `stop` when the run is to stop there. By default, what this fabric knows.
+  virtual Ps next_window(Ps local_next, bool& /*stop*/) { return local_next; }
 };
 
 class Fabric : public sc_core::sc_module {
@@ -49,10 +53,25 @@ class Fabric : public sc_core::sc_module {
 
   // sim.event_order = causal (causal_queue.h, docs/parallel.md): simultaneous events run in an order their
   // own ancestry fixes, and the run goes in windows of `window_ps` (at most the smallest propagation delay
-  // between switches): a window starts at its first event, and a stop requested inside it takes effect when
-  // it ends. Before the run only.
+  // between switches): a window starts at its first event (the listener's next_window), and a stop requested
+  // inside it takes effect when it ends. The whole run is one SystemC activation (no process outside the
+  // model may share the fabric's time). Before the run only.
   void use_causal_order(Ps window_ps);
   bool causal() const { return causal_ != nullptr; }
+  // Causal order, before the run: drops every pending event whose target `keep` refuses (a run split across
+  // processes keeps the events of the components this process runs).
+  template <class Keep>
+  void retain_events(Keep keep) {
+    std::vector<CausalEvent> kept;
+    while (!causal_->empty()) {
+      const CausalEvent e = causal_->pop();
+      if (keep(e.target)) kept.push_back(e);
+    }
+    auto fresh = std::make_unique<CausalQueue>(queue_.buckets());
+    for (const CausalEvent& e : kept) fresh->push_event(e);
+    causal_queue_ = std::move(fresh);
+    causal_ = causal_queue_.get();
+  }
   Ps window() const { return window_ps_; }
   void set_window_listener(WindowListener* listener) { window_listener_ = listener; }
   // Causal order: the context a call from the running event into another component schedules in (counts

@@ -1,6 +1,8 @@
 // The fabric's run loop under the causal order (sim.event_order = causal; causal_queue.h, docs/parallel.md).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "tlm/common/error.h"
 #include "tlm/model/fabric.h"
 
@@ -19,30 +21,34 @@ void Fabric::schedule_causal(Ps at, EventTarget* target, std::uint32_t kind, std
                             target, data, kind});
 }
 
-// Windows: one opens at the earliest pending event and ends `window_ps_` later; when every event before its end
-// has run, the listener hands over what crossed between parts of the fabric (all of it due at or after the
-// end), and a stop requested during the window takes effect.
+// Windows: one opens where the listener says the earliest event of the whole fabric is and ends `window_ps_`
+// later (earlier at the time limit); when every event before its end has run, the listener hands over what
+// crossed between parts of the fabric (all of it due at or after the end). A stop requested during a window
+// takes effect before the next one opens.
 void Fabric::run_causal_events() {
-  const Ps horizon = sc_core::sc_time_stamp().value() + quantum_;
   running_ = true;
   while (!stop_) {
-    if (window_open_ && (causal_->empty() || causal_->top().time >= window_end_)) {
+    if (!window_open_) {
+      bool stop = stop_at_window_;
+      const Ps local = causal_->empty() ? kNever : causal_->top().time;
+      const Ps next = window_listener_ ? window_listener_->next_window(local, stop) : local;
+      if (stop) {
+        stop_ = true;
+        break;
+      }
+      if (next == kNever) break;
+      if (next > time_limit_) {
+        hit_limit_ = true;
+        stop_ = true;
+        break;
+      }
+      window_open_ = true;
+      window_end_ = std::min(next + window_ps_, time_limit_ == kNever ? kNever : time_limit_ + 1);
+    }
+    if (causal_->empty() || causal_->top().time >= window_end_) {
       window_open_ = false;
       if (window_listener_) window_listener_->end_window(window_end_);
-      if (stop_at_window_) stop_ = true;
       continue;
-    }
-    if (causal_->empty()) break;
-    const CausalEvent& top = causal_->top();
-    if (top.time > horizon) break;
-    if (top.time > time_limit_) {
-      hit_limit_ = true;
-      stop_ = true;
-      break;
-    }
-    if (!window_open_) {
-      window_open_ = true;
-      window_end_ = top.time + window_ps_;
     }
     const CausalEvent e = causal_->pop();
     now_ = e.time;

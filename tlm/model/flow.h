@@ -90,6 +90,11 @@ class FlowTable {
   std::uint64_t completed() const { return completed_; }
   // Returns true when this was the last flow, and no more may come (keep_open).
   bool mark_completed() { return ++completed_ == flows_.size() && !open_; }
+  // Counts the completed flows again (after records were merged in from elsewhere: a run across processes).
+  void recount_completed() {
+    completed_ = 0;
+    for (const Flow& f : flows_) completed_ += f.done() ? 1 : 0;
+  }
   // Flows may be added while the model runs (host-interface messages): the run does not end when the
   // flows known so far are complete.
   void keep_open() { open_ = true; }
