@@ -111,9 +111,10 @@ TEST(Cli, HugePagesDoNotChangeResults) {
             without_wall_clock(nlohmann::json::parse(slurp(b + "/summary.json")))["packets"]);
 }
 
-// Several processes started together by an MPI launcher or a multi-task srun step would each simulate the
-// whole fabric (one fabric across processes is not built yet): each stops with status 2, and only the first
-// says why, naming the variable that told it; nothing is written. One process runs as usual.
+// Several processes that a launcher says were started together but that MPI does not join (a build without MPI,
+// or another MPI's launcher) would each simulate the whole fabric, as would `bench` under any launcher: each
+// stops with status 2, and only the first says why, naming the variable that told it; nothing is written. One
+// process runs as usual. (mpirun itself: CTest label mpi.)
 TEST(Cli, SeveralLaunchedProcessesStopAndTheFirstSaysWhy) {
   const std::string dir = out_dir("launched");
   const std::string run = "run " + kSmall + " --out " + dir;
