@@ -6,7 +6,8 @@ process and once per rank count N:
   - by default with parallel.emulate_ranks = N: one process whose cut links hand their frames and credit
     returns over only when each window ends, as between processes;
   - with --mpi, as N processes (mpirun -n N --oversubscribe): one fabric across them.
-flows.csv, ports.csv and tables.json must be byte-identical to the one-process run's. A rank count the
+flows.csv, ports.csv and tables.json must be byte-identical to the one-process run's, and summary.json's
+figures equal (its simulated time, events, packet-hops, flows, packets, bytes, links and ports sections). A rank count the
 partition rule cannot make on a scenario's topology (more ranks than pods), and with --mpi a scenario a run
 across processes refuses, are reported as skipped, with the model's message.
 
@@ -16,6 +17,7 @@ across processes refuses, are reported as skipped, with the model's message.
 """
 import argparse
 import concurrent.futures
+import json
 import os
 import shutil
 import subprocess
@@ -53,6 +55,17 @@ def run(netasic, scenario, ranks, out_dir, mpi):
 def same(a, b):
     with open(a, "rb") as fa, open(b, "rb") as fb:
         return fa.read() == fb.read()
+
+
+# summary.json's figures a run must reproduce whatever the partition (wall-clock figures, the parallel section
+# and the mechanisms' own sections, which a run across processes leaves out, aside).
+SUMMARY_COMPARED = ("sim_time_ns", "events", "packet_hops", "flows", "packets", "bytes", "links", "ports")
+
+
+def summary_differs(a, b):
+    with open(a) as fa, open(b) as fb:
+        ja, jb = json.load(fa), json.load(fb)
+    return [f"summary.json {k}" for k in SUMMARY_COMPARED if ja.get(k) != jb.get(k)]
 
 
 def main():
@@ -99,6 +112,7 @@ def main():
                     continue
                 base, cut = os.path.join(work, s["name"], "ranks0"), os.path.join(work, s["name"], f"ranks{r}")
                 moved = [n for n in COMPARED if not same(os.path.join(base, n), os.path.join(cut, n))]
+                moved += summary_differs(os.path.join(base, "summary.json"), os.path.join(cut, "summary.json"))
                 checked += 1
                 if moved:
                     print(f"FAIL {s['name']} {r} ranks: {', '.join(moved)} differ from the uncut run")

@@ -12,6 +12,7 @@
 #include "tb/launch_ranks.h"
 #include "tb/output_dir.h"
 #include "tb/partition.h"
+#include "tb/report.h"
 #include "tb/scenario.h"
 #include "tb/simulation.h"
 #include "tb/topology.h"
@@ -308,6 +309,51 @@ Gathered gather_components(const Simulation& sim, const Partition& p, int rank, 
 
 namespace {
 
+// summary.json's packets, bytes, links and ports sections over every rank. A component runs on one rank only and
+// its counters stay zero on the others, so sums (and maxima) over the ranks of each rank's own totals are the
+// fabric's. Empty on ranks other than 0.
+nlohmann::json counter_sections(const Simulation& sim, int rank) {
+  const NicCounters n = sum_nic_counters(sim.nics());
+  std::uint64_t drops = 0, corrupted = 0, max_queue = 0;
+  for (const auto& sw : sim.switches()) {
+    drops += sw->counters().packets_dropped;
+    for (std::uint16_t p = 0; p < sw->radix(); ++p) max_queue = std::max(max_queue, sw->max_backlog(p));
+  }
+  std::vector<Ps> busy;
+  for (const auto& l : sim.links()) {
+    corrupted += l->corrupted();
+    busy.push_back(l->busy_time());
+  }
+  std::uint64_t sums[] = {n.data_packets_sent, n.data_payload_sent, n.control_packets_sent, n.data_packets_received,
+                          n.payload_delivered, n.ooo_packets, n.late_packets, n.duplicates, n.control_dropped,
+                          n.app_out_of_order, n.resent_bytes, n.spurious_resends, drops, corrupted};
+  std::uint64_t maxima[] = {n.max_ooo_degree, max_queue};
+  constexpr int kSums = std::size(sums), kMaxima = std::size(maxima);
+  std::uint64_t s[kSums], m[kMaxima];
+  std::vector<Ps> all_busy(busy.size());
+  MPI_Reduce(sums, s, kSums, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(maxima, m, kMaxima, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(busy.data(), all_busy.data(), static_cast<int>(busy.size()), MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank != 0) return {};
+  NicCounters g{};
+  std::uint64_t* fields[] = {&g.data_packets_sent, &g.data_payload_sent, &g.control_packets_sent,
+                             &g.data_packets_received, &g.payload_delivered, &g.ooo_packets, &g.late_packets,
+                             &g.duplicates, &g.control_dropped, &g.app_out_of_order, &g.resent_bytes,
+                             &g.spurious_resends};
+  for (std::size_t i = 0; i < std::size(fields); ++i) *fields[i] = s[i];
+  g.max_ooo_degree = static_cast<std::uint32_t>(m[0]);
+  nlohmann::json j;
+  j["packets"] = report_packets(g, sim.flows(), sim.switches(), sim.links());
+  const std::uint64_t all_drops = s[kSums - 2], all_corrupted = s[kSums - 1];
+  j["packets"]["dropped"] = all_drops + all_corrupted;
+  j["packets"]["dropped_by_switches"] = all_drops;
+  j["packets"]["corrupted_on_links"] = all_corrupted;
+  j["bytes"] = report_bytes(g);
+  j["links"] = report_links(all_busy, sim.topology(), sim.sim_time());
+  j["ports"] = {{"max_queue_bytes", m[1]}};
+  return j;
+}
+
 struct RunTotals {
   std::uint64_t events = 0, hops = 0, frames = 0, credits = 0, bytes = 0;
 };
@@ -315,14 +361,17 @@ struct RunTotals {
 // summary.json of a run across processes: what one process would write, less the sections the components'
 // own counters make (each rank has only its own; listed under parallel.left_out), plus the partition and the
 // exchange.
-nlohmann::json parallel_summary(const Simulation& sim, const Partition& p, const Exchange& ex, const RunTotals& sum) {
+nlohmann::json parallel_summary(const Simulation& sim, const Partition& p, const Exchange& ex, const RunTotals& sum,
+                                const nlohmann::json& counters) {
   nlohmann::json j = sim.summary();
+  for (const auto& [key, section] : counters.items()) j[key] = section;
   j["events"] = sum.events;
   j["packet_hops"] = sum.hops;
   j["packet_hops_per_second"] = sim.wall_seconds() > 0 ? static_cast<double>(sum.hops) / sim.wall_seconds() : 0.0;
   static const std::unordered_set<std::string> kept = {
       "seed", "topology", "workload", "sim_time_ns", "stats_window_ns", "wall_seconds", "events", "packet_hops",
-      "packet_hops_per_second", "hit_time_limit", "flows", "event_order", "scenario"};
+      "packet_hops_per_second", "hit_time_limit", "flows", "packets", "bytes", "links", "ports", "event_order",
+      "scenario"};
   nlohmann::json left_out = nlohmann::json::array();
   for (auto it = j.begin(); it != j.end();) {
     if (kept.count(it.key())) {
@@ -369,12 +418,13 @@ int finish_parallel_run(Simulation& sim, const Partition& p, const Exchange& ex,
   MPI_Reduce(&mine, &sum, 5, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   gather_flows(sim, p, rank, size);
   const Gathered g = gather_components(sim, p, rank, size);
+  const nlohmann::json counters = counter_sections(sim, rank);
   if (rank != 0) return 0;
   out.write("flows.csv", [&](std::ostream& f) { sim.write_flows_csv(f); });
   out.write("ports.csv", [&](std::ostream& f) { f << g.ports_csv; });
   out.write("fct.txt", [&](std::ostream& f) { sim.write_fct_txt(f); });
   out.write("tables.json", [&](std::ostream& f) { f << g.tables.dump(2) << "\n"; });
-  const nlohmann::json j = parallel_summary(sim, p, ex, sum);
+  const nlohmann::json j = parallel_summary(sim, p, ex, sum, counters);
   out.write("summary.json", [&](std::ostream& f) { f << j.dump(2) << "\n"; });
   out.finish();
   const FlowTable& flows = sim.flows();

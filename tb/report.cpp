@@ -155,10 +155,16 @@ nlohmann::json report_bytes(const NicCounters& n) {
 
 // Link utilization over the run, switch-to-switch and host links apart.
 nlohmann::json report_links(const Links& links, const Topology& topology, Ps end_time) {
+  std::vector<Ps> busy;
+  for (const auto& l : links) busy.push_back(l->busy_time());
+  return report_links(busy, topology, end_time);
+}
+
+nlohmann::json report_links(const std::vector<Ps>& busy, const Topology& topology, Ps end_time) {
   std::vector<double> fabric_util, host_util;
-  for (std::size_t i = 0; i < links.size(); ++i) {
+  for (std::size_t i = 0; i < busy.size(); ++i) {
     const TopoLink& l = topology.links[i / 2];
-    const double u = end_time ? static_cast<double>(links[i]->busy_time()) / static_cast<double>(end_time) : 0.0;
+    const double u = end_time ? static_cast<double>(busy[i]) / static_cast<double>(end_time) : 0.0;
     (topology.is_switch(l.a) && topology.is_switch(l.b) ? fabric_util : host_util).push_back(u);
   }
   const Stats fu = stats_of(fabric_util), hu = stats_of(host_util);

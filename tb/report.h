@@ -31,6 +31,8 @@ nlohmann::json report_packets(const NicCounters& n, const FlowTable& flows, cons
                               const Links& links);                                // "packets"
 nlohmann::json report_bytes(const NicCounters& n);                                 // "bytes"
 nlohmann::json report_links(const Links& links, const Topology& topology, Ps end_time);  // "links"
+// The same from each link's busy time (Links' order).
+nlohmann::json report_links(const std::vector<Ps>& busy, const Topology& topology, Ps end_time);
 nlohmann::json report_ports(const Switches& switches);                             // "ports"
 
 }  // namespace netasic
