@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <iostream>
@@ -78,6 +79,7 @@ class Exchange final : public LinkCut, public WindowListener {
   Ps next_window(Ps local_next, bool& stop) override;
 
   std::uint64_t windows() const { return windows_; }
+  double sync_seconds() const { return sync_s_; }
   std::uint64_t frames() const { return frames_; }
   std::uint64_t credits() const { return credits_; }
   std::uint64_t bytes() const { return bytes_; }
@@ -111,6 +113,20 @@ class Exchange final : public LinkCut, public WindowListener {
   std::vector<std::vector<char>> out_;  // per destination rank, this window
   std::uint64_t local_flows_ = 0;       // flows whose destination this rank runs (it completes them)
   std::uint64_t windows_ = 0, frames_ = 0, credits_ = 0, bytes_ = 0;
+  double sync_s_ = 0;  // wall time in the window's exchange and reduction, waiting for the other ranks included
+};
+
+// Times a window's exchange or reduction into sync_s_.
+class SyncTimer {
+ public:
+  explicit SyncTimer(double& total) : total_(total), t0_(std::chrono::steady_clock::now()) {}
+  ~SyncTimer() { total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+  SyncTimer(const SyncTimer&) = delete;
+  SyncTimer& operator=(const SyncTimer&) = delete;
+
+ private:
+  double& total_;
+  std::chrono::steady_clock::time_point t0_;
 };
 
 // Setup scheduled the first events of every component on every rank: keep those of this rank's switches, NICs
@@ -132,6 +148,7 @@ void Exchange::keep_own_events() {
 }
 
 void Exchange::end_window(Ps) {
+  const SyncTimer timer(sync_s_);
   ++windows_;
   const int n = static_cast<int>(out_.size());
   std::vector<int> send(n), recv(n), send_at(n), recv_at(n);
@@ -179,6 +196,7 @@ void Exchange::apply(const char* at, const char* end) {
 // One reduction (MIN) per window: the earliest event anywhere, whether no rank asked to stop, whether every
 // rank has completed the flows it receives (then the run is over, as in one process when the last completes).
 Ps Exchange::next_window(Ps local_next, bool& stop) {
+  const SyncTimer timer(sync_s_);
   std::uint64_t v[3] = {local_next, stop ? 0u : 1u, sim_.flows().completed() >= local_flows_ ? 1u : 0u};
   std::uint64_t g[3];
   MPI_Allreduce(v, g, 3, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
@@ -355,7 +373,8 @@ nlohmann::json counter_sections(const Simulation& sim, int rank) {
 }
 
 struct RunTotals {
-  std::uint64_t events = 0, hops = 0, frames = 0, credits = 0, bytes = 0;
+  std::uint64_t events = 0, hops = 0, frames = 0, credits = 0, bytes = 0;  // summed over the ranks (5 words)
+  double sync_min_s = 0, sync_max_s = 0;  // time in the windows' exchanges and reductions, least and most
 };
 
 // summary.json of a run across processes: what one process would write, less the sections the components'
@@ -393,6 +412,7 @@ nlohmann::json parallel_summary(const Simulation& sim, const Partition& p, const
                    {"frames_exchanged", sum.frames},
                    {"credit_returns_exchanged", sum.credits},
                    {"bytes_exchanged", sum.bytes},
+                   {"sync_seconds", {{"min", sum.sync_min_s}, {"max", sum.sync_max_s}}},
                    {"left_out", left_out}};
   return j;
 }
@@ -416,6 +436,11 @@ int finish_parallel_run(Simulation& sim, const Partition& p, const Exchange& ex,
   mine.bytes = ex.bytes();
   RunTotals sum;
   MPI_Reduce(&mine, &sum, 5, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  const double sync = ex.sync_seconds();
+  double sync_range[2] = {sync, -sync}, sync_all[2];
+  MPI_Reduce(sync_range, sync_all, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  sum.sync_max_s = sync_all[0];
+  sum.sync_min_s = -sync_all[1];
   gather_flows(sim, p, rank, size);
   const Gathered g = gather_components(sim, p, rank, size);
   const nlohmann::json counters = counter_sections(sim, rank);
