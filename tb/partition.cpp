@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tb/output_dir.h"
+#include "tb/partition_emulation.h"
 #include "tlm/common/error.h"
 
 namespace netasic {
@@ -181,6 +182,11 @@ int partition_command(const std::string& scenario_path, const std::vector<std::s
     std::cout << fmt::format("; lookahead {:.3f} ns (smallest cut-link delay {:.3f} ns plus {:.0f} B at that link's "
                              "rate)",
                              p.lookahead_ns, p.min_cut_delay_ns, min_frame);
+  // What a run uses (the causal order's window): a credit return crosses a link in its propagation delay alone.
+  const double window_ns = ps_to_ns(causal_window_ps(t));
+  std::cout << fmt::format("\npartition: a run's window {:.3f} ns (the smallest propagation delay any partition can "
+                           "cut, so the same for every rank count)",
+                           window_ns);
   std::cout << "\n\n| rank | hosts | switches | links inside | cut links |\n|---:|---:|---:|---:|---:|\n";
   for (std::uint32_t r = 0; r < p.ranks; ++r)
     std::cout << fmt::format("| {} | {} | {} | {} | {} |\n", r, p.load[r].hosts, p.load[r].switches, p.load[r].links,
@@ -193,6 +199,7 @@ int partition_command(const std::string& scenario_path, const std::vector<std::s
   j["lookahead_ns"] = p.lookahead_ns;
   j["min_cut_delay_ns"] = p.min_cut_delay_ns;
   j["min_frame_bytes"] = min_frame;
+  j["window_ns"] = window_ns;
   nlohmann::json ranks_j = nlohmann::json::array();
   for (const RankLoad& r : p.load)
     ranks_j.push_back({{"hosts", r.hosts}, {"switches", r.switches}, {"links", r.links}, {"cut_links", r.cut_links}});
