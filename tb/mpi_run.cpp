@@ -543,6 +543,20 @@ int mpi_run_command(const std::string& scenario_path, const std::vector<std::str
     RunOptions opts;
     opts.progress = progress && mpi.rank == 0;
     sim->run(opts);
+    // SIGINT or SIGTERM on any rank stopped every rank at the same window: no results, as in one process.
+    int sig = sim->interrupted() ? interrupt_signal() : 0, any = 0;
+    MPI_Allreduce(&sig, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any != 0) {
+      const double at_us = static_cast<double>(sim->sim_time()) / 1e6;
+      const char* name = any == SIGINT ? "SIGINT" : any == SIGTERM ? "SIGTERM" : "a signal";
+      if (mpi.rank == 0) {
+        out->interrupted(name, at_us);
+        std::cerr << fmt::format("netasic: interrupted by {} at simulated time {:.3f} us; {}/INTERRUPTED says so, no "
+                                 "results written\n",
+                                 name, at_us, out->path());
+      }
+      return 128 + any;
+    }
     return finish_parallel_run(*sim, partition, exchange, mpi.rank, mpi.size, *out);
   } catch (const std::exception& e) {
     std::cerr << fmt::format("netasic: error: rank {} of {}: {}\n", mpi.rank, mpi.size, e.what());
