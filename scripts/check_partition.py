@@ -47,7 +47,7 @@ def run(netasic, scenario, ranks, out_dir, mpi):
     if ranks and mpi:
         cmd = ["mpirun", "--oversubscribe", "-n", str(ranks)] + cmd
         env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-                   OMPI_MCA_rmaps_base_oversubscribe="1")
+                   OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_mpi_yield_when_idle="1")
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     return proc.returncode, proc.stderr.strip(), " ".join(cmd)
 

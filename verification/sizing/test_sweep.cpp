@@ -290,8 +290,11 @@ TEST(SweepSafety, AResumeRefusesAPointAnotherProcessIsRunning) {
   const std::string hash = r.output.substr(2, r.output.find(' ', 2) - 2);  // "0 <hash> ..."
   const fs::path point = out / "points" / hash;
   fs::create_directories(point);
-  r = bash("flock " + (point / "LOCK").string() + " sleep 3 &\nsleep 0.3\n" + NETASIC_BINARY + " sweep " + f.string() +
-           " --out " + out.string() + "; echo status=$?\nwait\n");
+  // The other process holds the lock before the sweep starts (waited for, not assumed after a fixed delay).
+  const std::string lock = (point / "LOCK").string();
+  r = bash("flock " + lock + " sleep 3 &\nfor i in $(seq 200); do flock -n " + lock +
+           " true || break; sleep 0.01; done\n" + NETASIC_BINARY + " sweep " + f.string() + " --out " + out.string() +
+           "; echo status=$?\nwait\n");
   EXPECT_NE(r.output.find("status=2"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("point 0 (" + hash + ") is being run by another process"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(point / "summary.json"));
