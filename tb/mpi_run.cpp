@@ -43,6 +43,13 @@ void refuse_unsupported(const Scenario& s) {
     refuse("flowcut.variant = nic_only: the source NIC rewrites the flow's key, which the destination NIC reads");
 }
 
+// Appends the bytes of `v` (a trivially copyable record) to `b`.
+template <class T>
+void append(std::vector<char>& b, const T& v) {
+  const char* p = reinterpret_cast<const char*>(&v);
+  b.insert(b.end(), p, p + sizeof(T));
+}
+
 // The frames and credit returns crossing the cut links, and the window agreement (docs/parallel.md).
 class Exchange final : public LinkCut, public WindowListener {
  public:
@@ -58,21 +65,21 @@ class Exchange final : public LinkCut, public WindowListener {
 
   void deliver(Link& link, Packet* p, Ps head, const CausalContext& ctx) override {
     std::vector<char>& b = out_[end_rank(link, true)];
-    put(b, std::uint8_t{1});
-    put(b, link.index());
-    put(b, head);
-    put(b, ctx);
-    put(b, *p);
+    append(b, std::uint8_t{1});
+    append(b, link.index());
+    append(b, head);
+    append(b, ctx);
+    append(b, *p);
     sim_.fabric().pool().put(p);
     ++frames_;
   }
   void credit(Link& link, Ps at, std::uint8_t vc, std::uint32_t bytes) override {
     std::vector<char>& b = out_[end_rank(link, false)];
-    put(b, std::uint8_t{2});
-    put(b, link.index());
-    put(b, at);
-    put(b, bytes);
-    put(b, vc);
+    append(b, std::uint8_t{2});
+    append(b, link.index());
+    append(b, at);
+    append(b, bytes);
+    append(b, vc);
     ++credits_;
   }
   void end_window(Ps) override;
@@ -90,12 +97,6 @@ class Exchange final : public LinkCut, public WindowListener {
     const TopoLink& l = sim_.topology().links[link.index() / 2];
     const bool forward = link.index() % 2 == 0;
     return p_.rank_of[(forward == to_receiver) ? l.b : l.a];
-  }
-  template <class T>
-  static void put(std::vector<char>& b, const T& v) {
-    const std::size_t at = b.size();
-    b.resize(at + sizeof(T));
-    std::memcpy(b.data() + at, &v, sizeof(T));
   }
   template <class T>
   static T take(const char*& at) {
@@ -226,11 +227,6 @@ std::vector<std::vector<char>> gather(const std::vector<char>& mine, int rank, i
   return out;
 }
 
-template <class T>
-void append(std::vector<char>& b, const T& v) {
-  const char* p = reinterpret_cast<const char*>(&v);
-  b.insert(b.end(), p, p + sizeof(T));
-}
 void append_text(std::vector<char>& b, std::uint32_t key, const std::string& text) {
   append(b, key);
   append(b, static_cast<std::uint32_t>(text.size()));
