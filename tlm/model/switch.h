@@ -228,19 +228,6 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
     return (std::size_t{o} * config_.vcs + vc) * config_.radix + i;
   }
   Fifo& voq(std::uint16_t i, std::uint16_t o, std::uint8_t vc) { return voqs_[voq_index(i, o, vc)]; }
-  // What the arbiter needs of a VOQ's head packet, kept per VOQ in a dense array beside the VOQs: the
-  // packet's egress queue (bits 24-30) and size (bits 0-23), bit 31 set when known. The arbiter passes over
-  // most heads it looks at (no egress slot, no credit) and comes back to the same head at the output's next
-  // transmit-done: reading this word instead of the packet keeps those tries off packet memory, which on a
-  // large fabric is mostly out of the caches. Set at a push into an empty VOQ (the packet is at hand); at a
-  // pop, cleared and filled from the new head the first time the arbiter looks at it.
-  static constexpr std::uint32_t kHeadKnown = 0x80000000u, kHeadSizeMask = 0xffffffu;
-  std::uint32_t head_word(const Packet* p) const { return kHeadKnown | egress_queue_of(p) << 24 | p->size_bytes; }
-  std::uint32_t voq_head(std::size_t v) {
-    std::uint32_t h = voq_head_[v];
-    if (!h) voq_head_[v] = h = head_word(voqs_[v].head);
-    return h;
-  }
   bool data_slot_free(std::size_t eq) const {
     return egress_[eq].bytes + config_.max_packet_bytes <= config_.egress_queue_bytes && !egress_full(eq);
   }
@@ -351,7 +338,6 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   ForeignTarget foreign_;
   void send_foreign(PacketFwIf* fw, Packet* p, Ps delay);
   std::vector<Fifo> voqs_;
-  std::vector<std::uint32_t> voq_head_;  // per VOQ, as voqs_: voq_head()
   static constexpr unsigned kWideWords = kMaxSwitchRadix / 64;
   bool wide_ = false;                       // radix above 64
   std::vector<std::uint64_t> wide_request_;  // radix above 64: [(o * vcs + vc) * kWideWords + group]

@@ -67,10 +67,10 @@ void Switch::prefetch_grant(std::uint16_t o, unsigned step) const {
   const std::uint8_t data_vc = static_cast<std::uint8_t>(vcs - 1);
   if (step == 1) {
     __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);  // the request masks
-    // The head words of the highest data VC's VOQs (the arbiter's first data VC), when they fit in four lines.
-    if (config_.radix * sizeof(std::uint32_t) <= 256) {
-      const char* v = reinterpret_cast<const char*>(&voq_head_[voq_index(0, o, data_vc)]);
-      for (std::size_t b = 0; b < config_.radix * sizeof(std::uint32_t); b += 64) __builtin_prefetch(v + b);
+    // The VOQs of the highest data VC (the arbiter's first data VC), when they fit in four lines.
+    if (config_.radix * sizeof(Fifo) <= 256) {
+      const char* v = reinterpret_cast<const char*>(&voqs_[voq_index(0, o, data_vc)]);
+      for (std::size_t b = 0; b < config_.radix * sizeof(Fifo); b += 64) __builtin_prefetch(v + b);
     }
     return;
   }

@@ -62,7 +62,6 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
     for (std::uint8_t v = 0; v < config_.vcs; ++v) in_ports_[p].buffer[v] = config_.vc_buffer_bytes[v];
   }
   voqs_.resize(std::size_t{radix} * radix * config_.vcs);
-  voq_head_.assign(voqs_.size(), 0);  // queue index < 128 (above) and size < 16 MiB (nic.mtu_bytes <= 64 KiB) fit it
   wide_ = radix > 64;
   if (wide_) wide_request_.assign(std::size_t{radix} * config_.vcs * kWideWords, 0);
   const std::size_t slots = config_.egress_queue_packets;

@@ -10,17 +10,14 @@ namespace netasic {
 Switch::Try Switch::grant_input(OutPort& op, std::uint16_t o, std::uint8_t vc, std::uint16_t i, bool shared,
                                        std::size_t base) {
   Link* link = op.link;
-  const std::size_t v = voq_index(i, o, vc);
-  const std::uint32_t head = voq_head(v);
-  const std::uint32_t size = head & kHeadSizeMask;
-  const std::size_t eq = base + (head >> 24 & 0x7f);
-  if (vc == 0 ? egress_[eq].bytes + size > config_.egress_queue_bytes || egress_full(eq)
+  Fifo& f = voq(i, o, vc);
+  Packet* p = f.head;
+  const std::size_t eq = base + egress_queue_of(p);
+  if (vc == 0 ? egress_[eq].bytes + p->size_bytes > config_.egress_queue_bytes || egress_full(eq)
               : !shared && !data_slot_free(eq))
     return Try::skip;
-  if (!shared && !link->has_credit(vc, size)) return Try::blocked;
-  Fifo& f = voqs_[v];
-  Packet* p = f.pop();
-  voq_head_[v] = 0;
+  if (!shared && !link->has_credit(vc, p->size_bytes)) return Try::blocked;
+  f.pop();
   if (!f.head) clear_wide_request(op, o, vc, i);
   op.rr_input[rr_slot_[vc]] = static_cast<std::uint8_t>(i + 1);
   if (!shared) link->take_credits(vc, p->size_bytes);
