@@ -29,7 +29,7 @@ Fabric::Fabric(const sc_core::sc_module_name& name, Ps sync_quantum_ps, Ps horiz
 }
 
 void Fabric::run_due_events() {
-  if (causal_) return run_causal_events();
+  if (causal_queue_) return run_causal_events();
   const Ps sc_now = sc_core::sc_time_stamp().value();
   const Ps horizon = sc_now + quantum_;
   running_ = true;
@@ -60,10 +60,10 @@ void Fabric::end_activation() {
 }
 
 void Fabric::wake_for_next() {
-  if (stop_ || (!causal_ && queue_.empty())) return;
+  if (stop_ || (!causal_queue_ && queue_.empty())) return;
   // A notification earlier than the pending one replaces it; a later one is dropped (sc_event::notify).
-  if (causal_ && causal_->empty()) return;
-  const Ps next = causal_ ? causal_->top().time : queue_.top().time, sc_now = sc_core::sc_time_stamp().value();
+  if (causal_queue_ && causal_queue_->empty()) return;
+  const Ps next = causal_queue_ ? causal_queue_->top().time : queue_.top().time, sc_now = sc_core::sc_time_stamp().value();
   wake_.notify(sc_core::sc_time::from_value(next > sc_now ? next - sc_now : 0));
 }
 

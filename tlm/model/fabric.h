@@ -44,7 +44,7 @@ class Fabric : public sc_core::sc_module {
 
   Ps now() const { return now_; }
   void schedule(Ps at, EventTarget* target, std::uint32_t kind, std::uint64_t data = 0) {
-    if (__builtin_expect(causal_ != nullptr, 0)) return schedule_causal(at, target, kind, data);
+    if (__builtin_expect(causal_queue_ != nullptr, 0)) return schedule_causal(at, target, kind, data);
     queue_.push(at, target, kind, data);
   }
   void schedule_in(Ps delay, EventTarget* target, std::uint32_t kind, std::uint64_t data = 0) {
@@ -57,20 +57,19 @@ class Fabric : public sc_core::sc_module {
   // inside it takes effect when it ends. The whole run is one SystemC activation (no process outside the
   // model may share the fabric's time). Before the run only.
   void use_causal_order(Ps window_ps);
-  bool causal() const { return causal_ != nullptr; }
+  bool causal() const { return causal_queue_ != nullptr; }
   // Causal order, before the run: drops every pending event whose target `keep` refuses (a run split across
   // processes keeps the events of the components this process runs).
   template <class Keep>
   void retain_events(Keep keep) {
     std::vector<CausalEvent> kept;
-    while (!causal_->empty()) {
-      const CausalEvent e = causal_->pop();
+    while (!causal_queue_->empty()) {
+      const CausalEvent e = causal_queue_->pop();
       if (keep(e.target)) kept.push_back(e);
     }
     auto fresh = std::make_unique<CausalQueue>(queue_.buckets());
     for (const CausalEvent& e : kept) fresh->push_event(e);
     causal_queue_ = std::move(fresh);
-    causal_ = causal_queue_.get();
   }
   Ps window() const { return window_ps_; }
   void set_window_listener(WindowListener* listener) { window_listener_ = listener; }
@@ -89,7 +88,7 @@ class Fabric : public sc_core::sc_module {
   // that schedules it (one that different events may schedule, whichever gets there first).
   void schedule_keyed(Ps at, Ps parent, std::uint64_t hash, EventTarget* target, std::uint32_t kind,
                       std::uint64_t data = 0) {
-    causal_->push_event(CausalEvent{at, parent, target->event_packet_sent(kind, data), hash, target, data, kind});
+    causal_queue_->push_event(CausalEvent{at, parent, target->event_packet_sent(kind, data), hash, target, data, kind});
   }
   PacketPool& pool() { return pool_; }
 
@@ -120,7 +119,7 @@ class Fabric : public sc_core::sc_module {
   // Ends the run after the event being processed (e.g. the last flow completed).
   // Under the causal order, at the end of the window (use_causal_order).
   void request_stop() {
-    if (causal_) stop_at_window_ = true;
+    if (causal_queue_) stop_at_window_ = true;
     else stop_ = true;
   }
   bool stopped() const { return stop_; }
@@ -138,7 +137,7 @@ class Fabric : public sc_core::sc_module {
   }
 
   std::uint64_t events() const { return events_; }
-  std::size_t pending() const { return queue_.size() + (causal_ ? causal_->size() : 0); }
+  std::size_t pending() const { return queue_.size() + (causal_queue_ ? causal_queue_->size() : 0); }
 
  private:
   void run_due_events();
@@ -177,8 +176,7 @@ class Fabric : public sc_core::sc_module {
   }
 
   EventQueue queue_;
-  CausalQueue* causal_ = nullptr;  // owned by causal_queue_; null under the default order
-  std::unique_ptr<CausalQueue> causal_queue_;
+  std::unique_ptr<CausalQueue> causal_queue_;  // null under the default order
   CausalContext ctx_;
   Ps window_ps_ = 0;
   Ps window_end_ = 0;

@@ -11,13 +11,12 @@ namespace netasic {
 void Fabric::use_causal_order(Ps window_ps) {
   if (window_ps == 0) throw InputError("sim.event_order = causal: the window must be longer than 0 ps");
   causal_queue_ = std::make_unique<CausalQueue>(queue_.buckets());
-  causal_ = causal_queue_.get();
   window_ps_ = window_ps;
 }
 
 void Fabric::schedule_causal(Ps at, EventTarget* target, std::uint32_t kind, std::uint64_t data) {
   ++ctx_.child;
-  causal_->push_event(CausalEvent{at, ctx_.parent, target->event_packet_sent(kind, data), causal_mix(ctx_.hash, ctx_.child),
+  causal_queue_->push_event(CausalEvent{at, ctx_.parent, target->event_packet_sent(kind, data), causal_mix(ctx_.hash, ctx_.child),
                             target, data, kind});
 }
 
@@ -30,7 +29,7 @@ void Fabric::run_causal_events() {
   while (!stop_) {
     if (!window_open_) {
       bool stop = stop_at_window_;
-      const Ps local = causal_->empty() ? kNever : causal_->top().time;
+      const Ps local = causal_queue_->empty() ? kNever : causal_queue_->top().time;
       const Ps next = window_listener_ ? window_listener_->next_window(local, stop) : local;
       if (stop) {
         stop_ = true;
@@ -45,15 +44,15 @@ void Fabric::run_causal_events() {
       window_open_ = true;
       window_end_ = std::min(next + window_ps_, time_limit_ == kNever ? kNever : time_limit_ + 1);
     }
-    if (causal_->empty() || causal_->top().time >= window_end_) {
+    if (causal_queue_->empty() || causal_queue_->top().time >= window_end_) {
       window_open_ = false;
       if (window_listener_) window_listener_->end_window(window_end_);
       continue;
     }
-    const CausalEvent e = causal_->pop();
+    const CausalEvent e = causal_queue_->pop();
     now_ = e.time;
     ctx_ = CausalContext{e.time, e.hash, 0};
-    prefetch_ahead(*causal_);
+    prefetch_ahead(*causal_queue_);
     e.target->on_event(e.kind(), e.data);
     count_event();
   }

@@ -95,8 +95,6 @@ void Link::deliver_held(Packet* p, Ps head, const CausalContext& ctx) {
   fabric_.swap_context(saved);
 }
 
-void Link::absorb_credit(Ps at, std::uint8_t vc, std::uint32_t bytes) { push_return(at, vc, bytes); }
-
 void Link::end_of_elaboration() { hot_.rx = resolve_receiver(out.operator->(), foreign_, fabric_); }
 
 void Link::credit_underflow(std::uint8_t vc) const {
@@ -111,10 +109,10 @@ void Link::return_credits(std::uint8_t vc, std::uint32_t bytes) {
   if (!hot_.lossless) return;
   const Ps at = hot_.fabric->now() + hot_.prop_ps;
   if (__builtin_expect(hot_.cut, 0)) return cut_->credit(*this, at, vc, bytes);
-  push_return(at, vc, bytes);
+  absorb_credit(at, vc, bytes);
 }
 
-void Link::push_return(Ps at, std::uint8_t vc, std::uint32_t bytes) {
+void Link::absorb_credit(Ps at, std::uint8_t vc, std::uint32_t bytes) {
   if (hot_.credit_tail - hot_.credit_head > hot_.credit_mask) grow_returns();  // full
   hot_.returns[hot_.credit_tail++ & hot_.credit_mask] = CreditReturn{at, bytes, vc};
   if (hot_.sender_waiting && !hot_.credit_event_pending) {

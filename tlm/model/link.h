@@ -81,9 +81,10 @@ class Link : public sc_core::sc_module, public EventTarget {
   // Cuts the link (nullptr: joins it again); the fabric must run in the causal order. Before the run.
   void set_cut(LinkCut* cut);
   LinkCut* cut() const { return cut_; }
-  // The receiver's end of a cut link, when the window ends: delivers a frame deliver() held back, and takes in
-  // a credit return credit() held back (in the order they were made).
+  // The receiver's end of a cut link, when the window ends: delivers a frame deliver() held back.
   void deliver_held(Packet* p, Ps head, const CausalContext& ctx);
+  // Takes in a credit return due at `at` (the receiver's own, or one a cut link's credit() held back until the
+  // window ended, in the order they were made).
   void absorb_credit(Ps at, std::uint8_t vc, std::uint32_t bytes);
 
   double rate_gbps() const { return rate_gbps_; }
@@ -188,7 +189,6 @@ class Link : public sc_core::sc_module, public EventTarget {
   }
   void wait_for_credit();
   void grow_returns();
-  void push_return(Ps at, std::uint8_t vc, std::uint32_t bytes);
   void schedule_credit_arrival(Ps at);
   void refresh_slow() { hot_.slow = observer_ != nullptr || config_.error_rate > 0 || fabric_.causal() || cut_ != nullptr; }
   [[noreturn]] void credit_overflow(std::uint8_t vc) const;
