@@ -19,6 +19,9 @@ namespace netasic {
 
 namespace {
 
+// The largest byte count of the keys the model keeps in 32 bits (buffers, queue capacities, thresholds).
+constexpr double kMaxBytes32 = 4294967295.0;
+
 KeyDef I(std::string name, std::string unit, std::string def, double min, double max, std::string desc) {
   return KeyDef{std::move(name), KeyType::integer, std::move(unit), std::move(def), min, max, true, {}, std::move(desc)};
 }
@@ -142,12 +145,12 @@ std::vector<KeyDef> switch_routing_keys() {
       N("switch.clock_ghz", "GHz", "1", 0.01, 100, "Switch core clock; pipeline events fall on its cycles."),
       I("switch.ports_per_tile", "", "2", 1, 64, "Ports per tile (Rosetta: 2)."),
       I("switch.tile_columns", "", "8", 1, 64, "Tile columns (Rosetta: 8; rows follow from the radix)."),
-      I("switch.input_buffer_bytes", "bytes", "131072", 1024, 4294967295,
+      I("switch.input_buffer_bytes", "bytes", "131072", 1024, kMaxBytes32,
         "Input buffer per port and data virtual channel (the credits advertised upstream)."),
-      I("switch.control_buffer_bytes", "bytes", "16384", 64, 4294967295, "Input buffer per port for the control VC."),
+      I("switch.control_buffer_bytes", "bytes", "16384", 64, kMaxBytes32, "Input buffer per port for the control VC."),
       I("switch.egress_queues", "", "8", 2, 128,
         "Egress queues per port: queue 0 carries control traffic (strict priority), the rest data classes."),
-      I("switch.egress_queue_bytes", "bytes", "65536", 64, 4294967295, "Capacity of each egress queue."),
+      I("switch.egress_queue_bytes", "bytes", "65536", 64, kMaxBytes32, "Capacity of each egress queue."),
       I("switch.egress_queue_packets", "packets", "64", 2, 65536,
         "Descriptors per egress queue: packets it can hold whatever their size (a full queue stops grants)."),
       N("switch.internal_speedup", "", "2", 0.1, 100,
@@ -178,10 +181,10 @@ std::vector<KeyDef> switch_routing_keys() {
       C<FcScheduler>("switch.fc.scheduler", "rr", {{"rr", FcScheduler::rr}, {"drr", FcScheduler::drr}},
         "Inside a group: round-robin or deficit round-robin."),
       I("switch.fc.buffer_bytes", "bytes", "12582912", 4096, 1e12, "Shared data buffer per switch (12 MiB)."),
-      I("switch.fc.q_low_bytes", "bytes", "0", 0, 4294967295,
+      I("switch.fc.q_low_bytes", "bytes", "0", 0, kMaxBytes32,
         "FlowSail Ql, BFC and ideal pause threshold; 0: one hop-BDP divided by the group's active queues (holding "
         "packets, not paused), ideal: one hop-BDP."),
-      I("switch.fc.q_high_bytes", "bytes", "0", 0, 4294967295, "FlowSail Qh; 0: three times Ql."),
+      I("switch.fc.q_high_bytes", "bytes", "0", 0, kMaxBytes32, "FlowSail Qh; 0: three times Ql."),
       N("switch.fc.cft_release_hrtt", "hop RTTs", "2", 0, 1000,
         "FlowSail: a congested flow leaves the CFT (and rsvQ) once resumed, with nothing in rsvQ, and idle (no "
         "packet enqueued or dequeued) for this many hop RTTs; 2 is the paper's; 0: as soon as resumed and empty."),
@@ -192,9 +195,9 @@ std::vector<KeyDef> switch_routing_keys() {
         "FlowSail identifier/mapper of every port and queue group (switch.flow_control = flowsail): the C++ model, "
         "or the Verilated RTL co-simulated in the network (rtl: Verilator's C++ output; rtl_sc: its SystemC "
         "output)."),
-      I("switch.pfc.xoff_bytes", "bytes", "0", 0, 4294967295,
+      I("switch.pfc.xoff_bytes", "bytes", "0", 0, kMaxBytes32,
         "PFC: pause the upstream class when an input's bytes in the switch pass this; 0: three hop-BDPs."),
-      I("switch.pfc.xon_bytes", "bytes", "0", 0, 4294967295,
+      I("switch.pfc.xon_bytes", "bytes", "0", 0, kMaxBytes32,
         "PFC: resume at or below this; 0: two hop-BDPs (half of XOFF when XOFF is set)."),
       I("switch.ecn_threshold_bytes", "bytes", "0", 0, 1e10,
         "ECN marking: an ECN-capable data packet (nic.cc dctcp) leaving an output whose backlog behind it (VOQs "
@@ -320,7 +323,8 @@ std::vector<KeyDef> nic_keys() {
       N("nic.rto_us", "us", "100", 0.001, 1e9,
         "Retransmission timeout (basic, gbn, sr, reorder), armed only where packets can be lost (lossy links or "
         "error rates); tcp has its own (nic.tcp.min_rto_us)."),
-      I("nic.rx_buffer_bytes", "bytes", "262144", 1024, 4294967295, "NIC receive buffer (credits advertised to the switch)."),
+      I("nic.rx_buffer_bytes", "bytes", "262144", 1024, kMaxBytes32,
+        "NIC receive buffer (credits advertised to the switch)."),
       C<TransportKind>("nic.transport", "basic", transport_choices(),
         "basic: per-packet ACKs, unbounded reordering at the receiver; reorder: the rearrange-buffer engine "
         "with cumulative ACK / NACK (Martinez et al., IPDPS 2005), nic.reorder.*; gbn: go-back-N (RoCE-like): "

@@ -16,8 +16,8 @@ void Fabric::use_causal_order(Ps window_ps) {
 
 void Fabric::schedule_causal(Ps at, EventTarget* target, std::uint32_t kind, std::uint64_t data) {
   ++ctx_.child;
-  causal_queue_->push_event(CausalEvent{at, ctx_.parent, target->event_packet_sent(kind, data), causal_mix(ctx_.hash, ctx_.child),
-                            target, data, kind});
+  causal_queue_->push_event(CausalEvent{at, ctx_.parent, target->event_packet_sent(kind, data),
+                                        causal_mix(ctx_.hash, ctx_.child), target, data, kind});
 }
 
 // Windows: one opens where the listener says the earliest event of the whole fabric is and ends `window_ps_`
