@@ -107,7 +107,8 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   Ps event_packet_sent(std::uint32_t kind, std::uint64_t data) const override {
     return kind == kArrive ? reinterpret_cast<const Packet*>(data)->t_sent : kNever;
   }
-  void prefetch_output(std::uint16_t o, const Packet* p) const;  // what a grant to o touches first
+  // What a grant to o touches first (the output link's first line read, the rest prefetched).
+  void prefetch_output(std::uint16_t o, const Packet* p) const;
   // What a grant at o after a transmission or a credit touches first: step 1 the port and its VOQs of the
   // data VC, step 0 the head packet the round-robin comes to, its input port and input link.
   void prefetch_grant(std::uint16_t o, unsigned step) const;

@@ -104,7 +104,7 @@ void Switch::prefetch_output(std::uint16_t o, const Packet* p) const {
   __builtin_prefetch(&out_ports_[o]);
   __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);
   __builtin_prefetch(&egress_[std::size_t{o} * config_.egress_queues + egress_queue_of(p)]);
-  if (const Link* out = port_links_[o].out) out->prefetch_state();
+  if (const Link* out = port_links_[o].out) out->load_state();
 }
 
 }  // namespace netasic
