@@ -152,8 +152,7 @@ class Link : public sc_core::sc_module, public EventTarget {
   // line after a prefetch of it (9% of the run's samples) and not after a read, and the run took 12% less
   // time (docs/performance.md). Results do not depend on it.
   void load_state() const {
-    const std::uint8_t first = *reinterpret_cast<const volatile std::uint8_t*>(&hot_.lossless);
-    asm volatile("" : : "r"(first));  // the read is kept; its value is not used
+    read_line(&hot_);
     __builtin_prefetch(&hot_.credits);
     __builtin_prefetch(&hot_.packets);
     __builtin_prefetch(&hot_.first_returns);
