@@ -40,8 +40,8 @@ struct Event {
   bool before(const Event& o) const { return time < o.time || (time == o.time && key < o.key); }
 };
 
-// A prefetch hook's read of a line the next event uses first, where a prefetch of it was measured not to be
-// there in time (docs/performance.md, "Reads instead of prefetches"): the load is kept, its value unused.
+// A prefetch hook's read of a line the next event uses first, where reading it measured faster than
+// prefetching it (docs/performance.md, "Reads instead of prefetches"): the load is kept, its value unused.
 inline void read_line(const void* p) {
   const std::uint8_t v = *static_cast<const volatile std::uint8_t*>(p);
   asm volatile("" : : "r"(v));

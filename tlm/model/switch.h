@@ -110,7 +110,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   // What a grant to o touches first (the output link's first line read, the rest prefetched).
   void prefetch_output(std::uint16_t o, const Packet* p) const;
   // What a grant at o after a transmission or a credit touches first: step 1 the port and its VOQs of the
-  // data VC, step 0 the head packet the round-robin comes to, its input port and input link.
+  // data VC, step 0 the head packet the round-robin comes to (read), its input port and input link.
   void prefetch_grant(std::uint16_t o, unsigned step) const;
   void prefetch_credit(std::uint16_t port, unsigned step) const override { prefetch_grant(port, step); }
   void on_credit(std::uint16_t port) override;
