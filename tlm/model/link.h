@@ -143,9 +143,7 @@ class Link : public sc_core::sc_module, public EventTarget {
   // Prefetches the per-packet state (for a sender about to use this link).
   void prefetch_state() const {
     __builtin_prefetch(&hot_);
-    __builtin_prefetch(&hot_.credits);
-    __builtin_prefetch(&hot_.packets);
-    __builtin_prefetch(&hot_.first_returns);
+    prefetch_lines_after_first();
   }
   // The same for a sender about to use the link (a grant at a switch arrival, about one event later), with
   // the first line read instead of prefetched: at 8,192 hosts the grant's credit check still waited on that
@@ -153,9 +151,7 @@ class Link : public sc_core::sc_module, public EventTarget {
   // time (docs/performance.md). Results do not depend on it.
   void load_state() const {
     read_line(&hot_);
-    __builtin_prefetch(&hot_.credits);
-    __builtin_prefetch(&hot_.packets);
-    __builtin_prefetch(&hot_.first_returns);
+    prefetch_lines_after_first();
   }
   // Prefetches the receiver's per-port state (once prefetch_state's lines are in).
   void prefetch_receiver() const {
@@ -196,6 +192,12 @@ class Link : public sc_core::sc_module, public EventTarget {
     // An emptied ring starts again at its first entry, so a link whose returns are absorbed as they come
     // keeps to one cache line of its ring.
     if (hot_.credit_head == hot_.credit_tail && hot_.credit_head != 0) hot_.credit_head = hot_.credit_tail = 0;
+  }
+  // The per-packet state's lines after the first (credits, statistics, the credit ring's first storage).
+  void prefetch_lines_after_first() const {
+    __builtin_prefetch(&hot_.credits);
+    __builtin_prefetch(&hot_.packets);
+    __builtin_prefetch(&hot_.first_returns);
   }
   void wait_for_credit();
   void grow_returns();
