@@ -60,9 +60,8 @@ void Fabric::end_activation() {
 }
 
 void Fabric::wake_for_next() {
-  if (stop_ || (!causal_queue_ && queue_.empty())) return;
+  if (stop_ || (causal_queue_ ? causal_queue_->empty() : queue_.empty())) return;
   // A notification earlier than the pending one replaces it; a later one is dropped (sc_event::notify).
-  if (causal_queue_ && causal_queue_->empty()) return;
   const Ps next = causal_queue_ ? causal_queue_->top().time : queue_.top().time;
   const Ps sc_now = sc_core::sc_time_stamp().value();
   wake_.notify(sc_core::sc_time::from_value(next > sc_now ? next - sc_now : 0));
