@@ -96,12 +96,26 @@ void Simulation::elaborate() {
   make_links(buffers, vcs);
   emulation_ = emulate_partition(s, t, *fabric_, links_);
   make_switches(switch_config, buffers, vcs);
+  choose_prefetch(s);
   const std::uint64_t seed = static_cast<std::uint64_t>(s.integer("sim.seed"));
   for (std::uint32_t h = 0; h < t.hosts(); ++h)
     nics_.push_back(std::make_unique<Nic>(fmt::format("nic{}", h).c_str(), *fabric_, nic_config_, flows_, h, seed));
   bind_ports();
   add_flows();
   if (s.boolean("nic.host_interface")) make_host_interfaces();
+}
+
+// sim.prefetch: the event loop's prefetch steps pay once the fabric's per-port state outgrows the caches.
+// Measured on fat trees (docs/performance.md, "Prefetch steps by fabric size"): off is faster at 1,250 switch
+// ports and below, on at 2,160 and above.
+void Simulation::choose_prefetch(const Scenario& s) {
+  std::size_t ports = 0;
+  for (const auto& sw : switches_) ports += sw->radix();
+  const PrefetchMode mode = s.choice<PrefetchMode>("sim.prefetch");
+  const bool on = mode == PrefetchMode::on || (mode == PrefetchMode::automatic && ports > kPrefetchAbovePorts);
+  fabric_->set_prefetch(on);
+  netasic::log(LogLevel::info, "prefetch steps {} ({} switch ports, sim.prefetch = {})", on ? "on" : "off", ports,
+               s.string("sim.prefetch"));
 }
 
 // Two links per topology link, [2i] a->b and [2i+1] b->a, each advertising its receiver's credits.

@@ -90,6 +90,8 @@ class Simulation {
   void elaborate();
   void make_links(const BufferConfig& buffers, std::uint8_t vcs);
   void make_switches(const SwitchConfig& base, const BufferConfig& buffers, std::uint8_t vcs);
+  void choose_prefetch(const Scenario& s);  // sim.prefetch
+  static constexpr std::size_t kPrefetchAbovePorts = 1500;
   void bind_ports();
   void add_flows();
   void define_flow(std::uint32_t id, const FlowSpec& spec);  // identity, key and hash of flows_[id]

@@ -111,6 +111,26 @@ TEST(Cli, HugePagesDoNotChangeResults) {
             without_wall_clock(nlohmann::json::parse(slurp(b + "/summary.json")))["packets"]);
 }
 
+// The event loop's prefetch steps (sim.prefetch) change speed only: the same flows and ports either way, and the
+// log says which was chosen (auto: off on this small fabric).
+TEST(Cli, PrefetchStepsDoNotChangeResults) {
+  const std::string a = out_dir("prefetch_on"), b = out_dir("prefetch_off"), c = out_dir("prefetch_auto");
+  const Result on = netasic_cmd("--log-level info run " + kSmall + " --set sim.prefetch=on --out " + a);
+  ASSERT_EQ(on.status, 0) << on.output;
+  EXPECT_NE(on.output.find("prefetch steps on ("), std::string::npos) << on.output;
+  const Result off = netasic_cmd("--log-level info run " + kSmall + " --set sim.prefetch=off --out " + b);
+  ASSERT_EQ(off.status, 0) << off.output;
+  EXPECT_NE(off.output.find("prefetch steps off ("), std::string::npos) << off.output;
+  const Result automatic = netasic_cmd("--log-level info run " + kSmall + " --out " + c);
+  ASSERT_EQ(automatic.status, 0) << automatic.output;
+  EXPECT_NE(automatic.output.find("prefetch steps off ("), std::string::npos) << automatic.output;
+  EXPECT_NE(automatic.output.find("sim.prefetch = auto)"), std::string::npos) << automatic.output;
+  for (const char* file : {"/flows.csv", "/ports.csv"}) {
+    EXPECT_EQ(slurp(a + file), slurp(b + file)) << file;
+    EXPECT_EQ(slurp(a + file), slurp(c + file)) << file;
+  }
+}
+
 // Several processes that a launcher says were started together but that MPI does not join (a build without MPI,
 // or another MPI's launcher) would each simulate the whole fabric, as would `bench` under any launcher: each
 // stops with status 2, and only the first says why, naming the variable that told it; nothing is written. One
