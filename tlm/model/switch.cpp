@@ -249,7 +249,9 @@ void Switch::grant_ports(std::uint16_t o) {
         }
       }
     }
-    if (!granted) {
+    // Done when nothing was granted, or when nothing requests the output any more (another round would only
+    // read: try_grant's test).
+    if (!granted || (!op.requesting && (local_control_.empty() || local_control_[o].empty()))) {
       if (!fc_out_.empty()) send_fc_frames();
       return;
     }

@@ -221,7 +221,9 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   void fc_frame_in(Packet* p);            // a PAUSE / RESUME from the neighbour on p->in_port
   void send_fc_frames();                  // the frames EgressFc asked for, into the control queues
   std::uint32_t egress_queue_of(const Packet* p) const {
-    return p->type == PacketType::data ? 1 + p->tclass % data_queues_ : 0;
+    // The division only for a class beyond the data queues (the arbiter calls this for every head it looks at).
+    const std::uint32_t c = p->tclass;
+    return p->type == PacketType::data ? 1 + (c < data_queues_ ? c : c % data_queues_) : 0;
   }
   // VOQs are laid out by output and VC, then input: an output's arbiter scans adjacent entries, and the
   // prefetch hooks can bring in an output's VOQs of one VC in a few lines.
