@@ -109,6 +109,13 @@ class Link : public sc_core::sc_module, public EventTarget {
     wait_for_credit();
     return false;
   }
+  // The same, right after has_credit at the same time with no credit return in between: nothing is due that
+  // has_credit did not absorb (the arbiter's check of a head after its check of the VC).
+  bool has_absorbed_credit(std::uint8_t vc, std::uint32_t bytes) {
+    if (!hot_.lossless || hot_.credits[vc] >= static_cast<std::int64_t>(bytes)) return true;
+    wait_for_credit();
+    return false;
+  }
   std::int64_t credits(std::uint8_t vc) {
     absorb_due_credits();
     return hot_.credits[vc];

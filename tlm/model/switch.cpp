@@ -220,7 +220,7 @@ void Switch::grant_ports(std::uint16_t o) {
           if (vc == 0 ? egress_[eq].bytes + p->size_bytes > config_.egress_queue_bytes || egress_full(eq)
                       : !shared && !data_slot_free(eq))
             continue;
-          if (!shared && !link->has_credit(vc, p->size_bytes)) {
+          if (!shared && !link->has_absorbed_credit(vc, p->size_bytes)) {
             vc_blocked = true;
             break;
           }
