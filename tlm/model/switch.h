@@ -13,6 +13,7 @@
 
 #include <boost/circular_buffer.hpp>
 
+#include <algorithm>
 #include <array>
 #include <deque>
 #include <memory>
@@ -199,6 +200,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
     if (!fc_out_.empty()) send_fc_frames();
   }
   void grant(std::uint16_t o) { wide_ ? grant_ports<true>(o) : grant_ports<false>(o); }
+  void grant_alone(std::uint16_t o, Packet* p);  // an arrival at an output nothing else requests
   template <bool Wide>
   void grant_ports(std::uint16_t o);  // the arbiter, for up to 64 ports or above
   void try_transmit(std::uint16_t o) {
@@ -290,6 +292,8 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   std::uint64_t& wide_request(std::uint16_t o, std::uint8_t vc, unsigned g) {
     return wide_request_[(std::size_t{o} * config_.vcs + vc) * kWideWords + g];
   }
+  // The grant of VOQ (i, o, vc)'s head once its checks have passed, into egress queue q of o (switch.cpp).
+  void take_head(OutPort& op, std::uint16_t o, std::uint16_t i, std::uint8_t vc, Fifo& f, bool shared, std::size_t q);
   void set_request(OutPort& op, std::uint16_t o, std::uint8_t vc, std::uint16_t i) {
     if (!wide_) {
       op.request[vc] |= std::uint64_t{1} << i;
@@ -378,5 +382,34 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   std::unique_ptr<EgressFc> efc_;  // switch.flow_control other than none: data egress queues live here
   std::vector<FcFrame> fc_out_;
 };
+
+// The grant of the head of VOQ (i, o, vc), whose checks have passed: the step of both arbiters and the arrival's,
+// inline in each (a call measured 1.5% more instructions on the 128-host run).
+inline void Switch::take_head(OutPort& op, std::uint16_t o, std::uint16_t i, std::uint8_t vc, Fifo& f, bool shared,
+                              std::size_t q) {
+  Packet* p = f.head;
+  f.pop();
+  if (!f.head) {
+    if (wide_) clear_wide_request(op, o, vc, i);
+    else if (!(op.request[vc] &= ~(std::uint64_t{1} << i))) op.requesting &= static_cast<std::uint8_t>(~(1u << vc));
+  }
+  op.rr_input[rr_slot_[vc]] = static_cast<std::uint8_t>(i + 1);
+  if (!shared) op.link->take_credits(vc, p->size_bytes);
+  release_input(p);
+  InPort& ip = in_ports_[i];
+  const Ps now = fabric_.now();
+  const std::size_t col = std::size_t{ip.row} * config_.radix + o;
+  // The row bus into the tile crossbar's buffer, then the column channel (switch.crossbar tiled: a busy column
+  // does not hold the row bus; single: one circuit holds both).
+  const Ps xfer = static_cast<Ps>(p->size_bytes * internal_ps_per_byte_ + 0.5);
+  const Ps row_start = std::max(now, ip.row_busy);
+  const Ps xfer_start = std::max(row_start, column_busy_[col]);
+  ip.row_busy = (config_.tiled_crossbar ? row_start : xfer_start) + xfer;
+  column_busy_[col] = xfer_start + xfer;
+  p->t_ready = on_clock(xfer_start + xbar_ps_);
+  if (shared) efc_->enqueue(o, p, now, fc_out_);
+  else egress_push(o, static_cast<std::uint32_t>(q), p);
+  ++op.egress_packets;
+}
 
 }  // namespace netasic

@@ -1,7 +1,6 @@
 // The arbiter of switches above 64 ports (docs/architecture.md, "Switch geometry"): one request bit per
 // group of 64 inputs in the output's word, the groups' own words beside it. Up to 64 ports the arbiter is
 // Switch::grant_ports<false> in switch.cpp, whose loop does the same work on one word.
-#include <algorithm>
 
 #include "tlm/model/switch.h"
 
@@ -17,25 +16,7 @@ Switch::Try Switch::grant_input(OutPort& op, std::uint16_t o, std::uint8_t vc, s
               : !shared && !data_slot_free(eq))
     return Try::skip;
   if (!shared && !link->has_credit(vc, p->size_bytes)) return Try::blocked;
-  f.pop();
-  if (!f.head) clear_wide_request(op, o, vc, i);
-  op.rr_input[rr_slot_[vc]] = static_cast<std::uint8_t>(i + 1);
-  if (!shared) link->take_credits(vc, p->size_bytes);
-  release_input(p);
-  InPort& ip = in_ports_[i];
-  // Row bus of the input into the tile crossbar's buffer, then the column channel from the input's row to
-  // the output (switch.crossbar tiled: a busy column does not hold the row bus; single: one circuit).
-  const Ps now = fabric_.now();
-  const std::size_t col = std::size_t{ip.row} * config_.radix + o;
-  const Ps xfer = static_cast<Ps>(p->size_bytes * internal_ps_per_byte_ + 0.5);
-  const Ps row_start = std::max(now, ip.row_busy);
-  const Ps xfer_start = std::max(row_start, column_busy_[col]);
-  ip.row_busy = (config_.tiled_crossbar ? row_start : xfer_start) + xfer;
-  column_busy_[col] = xfer_start + xfer;
-  p->t_ready = on_clock(xfer_start + xbar_ps_);
-  if (shared) efc_->enqueue(o, p, now, fc_out_);
-  else egress_push(o, static_cast<std::uint32_t>(eq - base), p);
-  ++op.egress_packets;
+  take_head(op, o, i, vc, f, shared, eq - base);
   return Try::granted;
 }
 
