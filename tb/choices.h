@@ -18,6 +18,5 @@ enum class AutoOnOff { automatic, on, off };  // an auto/on/off choice key
 enum class ReorderConnection { message, pair };
 enum class CosimTrace { off, fst };  // cosim.trace
 enum class EventOrder { sequence, causal };  // sim.event_order
-enum class PrefetchMode { automatic, on, off };  // sim.prefetch
 
 }  // namespace netasic

@@ -64,8 +64,7 @@ std::vector<KeyDef> run_keys() {
       B("sim.huge_pages", "true",
         "Back the model's memory with transparent huge pages (Linux) once it is built, which saves most TLB "
         "misses on large fabrics. Results do not depend on it; false leaves memory as the C library gives it."),
-      C<PrefetchMode>("sim.prefetch", "auto", {{"auto", PrefetchMode::automatic}, {"on", PrefetchMode::on},
-                                               {"off", PrefetchMode::off}},
+      C<AutoOnOff>("sim.prefetch", "auto", {{"auto", AutoOnOff::automatic}, {"on", AutoOnOff::on}, {"off", AutoOnOff::off}},
         "The event loop's prefetch steps: while an event runs, bring in what the next ones will touch. They pay "
         "on fabrics whose state outgrows the caches and cost time on small ones. auto: on above 1,500 switch "
         "ports (measured, docs/performance.md); on; off. Results do not depend on it."),

@@ -111,8 +111,8 @@ void Simulation::elaborate() {
 void Simulation::choose_prefetch(const Scenario& s) {
   std::size_t ports = 0;
   for (const auto& sw : switches_) ports += sw->radix();
-  const PrefetchMode mode = s.choice<PrefetchMode>("sim.prefetch");
-  const bool on = mode == PrefetchMode::on || (mode == PrefetchMode::automatic && ports > kPrefetchAbovePorts);
+  const AutoOnOff mode = s.choice<AutoOnOff>("sim.prefetch");
+  const bool on = mode == AutoOnOff::on || (mode == AutoOnOff::automatic && ports > kPrefetchAbovePorts);
   fabric_->set_prefetch(on);
   netasic::log(LogLevel::info, "prefetch steps {} ({} switch ports, sim.prefetch = {})", on ? "on" : "off", ports,
                s.string("sim.prefetch"));

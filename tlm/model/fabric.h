@@ -74,7 +74,6 @@ class Fabric : public sc_core::sc_module {
   Ps window() const { return window_ps_; }
   // The prefetch steps (prefetch_ahead) while events run; on by default. Speed only: results do not depend on it.
   void set_prefetch(bool on) { prefetch_ = on; }
-  bool prefetch() const { return prefetch_; }
   void set_window_listener(WindowListener* listener) { window_listener_ = listener; }
   // Causal order: the context a call from the running event into another component schedules in (counts
   // as one child of the running event); swap_context installs one and returns the one it replaces.
