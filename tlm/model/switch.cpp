@@ -91,7 +91,7 @@ void Switch::enqueue(Packet* p, std::uint16_t o) {
   f.push(p);
   OutPort& op = out_ports_[o];
   // Nothing else requests the output: the packet is the only head the arbiter could take.
-  const bool alone = !op.requesting && !wide_ && !efc_ && op.link && (local_control_.empty() || local_control_[o].empty());
+  const bool alone = !op.requesting && !wide_ && !efc_ && op.link && !local_control_waits(o);
   if (was_empty) set_request(op, o, p->vc, p->in_port);
   op.backlog += p->size_bytes;
   if (op.backlog > op.max_backlog) op.max_backlog = op.backlog;
@@ -173,12 +173,11 @@ void Switch::grant_ports(std::uint16_t o) {
     // Control VC first, then data VCs from the last stage down (packets nearest their destination first).
     for (int step = 0; step < vcs && !granted; ++step) {
       const auto vc = static_cast<std::uint8_t>(step == 0 ? 0 : vcs - step);
-      if (vc == 0 && !local_control_.empty() && !local_control_[o].empty()) {
+      if (vc == 0 && local_control_waits(o)) {
         // Frames this switch generated (Flowcut ACKs, FGFC) go first: they hold no input buffer.
         Packet* c = local_control_[o].front();
         const std::size_t eq = base;
-        if (egress_[eq].bytes + c->size_bytes <= config_.egress_queue_bytes && !egress_full(eq) &&
-            link->has_credit(0, c->size_bytes)) {
+        if (egress_room(0, eq, c, false) && link->has_credit(0, c->size_bytes)) {
           local_control_[o].pop_front();
           link->take_credits(0, c->size_bytes);
           c->t_ready = on_clock(fabric_.now() + xbar_ps_);
@@ -198,7 +197,7 @@ void Switch::grant_ports(std::uint16_t o) {
       const bool shared = efc_ && vc != 0;
       if (vc != 0) {
         if (data_room < 0)
-          data_room = efc_ ? efc_->room(config_.max_packet_bytes) : (op.data_slot_free[0] | op.data_slot_free[1]) != 0;
+          data_room = efc_ ? efc_->room(config_.max_packet_bytes) : any_data_slot_free(op);
         if (!data_room) continue;
       }
       if (!shared && !link->has_credit(vc, kMinPacketBytes)) continue;
@@ -220,9 +219,7 @@ void Switch::grant_ports(std::uint16_t o) {
           Fifo& f = voq(i, o, vc);
           Packet* p = f.head;
           const std::size_t eq = base + egress_queue_of(p);
-          if (vc == 0 ? egress_[eq].bytes + p->size_bytes > config_.egress_queue_bytes || egress_full(eq)
-                      : !shared && !data_slot_free(eq))
-            continue;
+          if (!egress_room(vc, eq, p, shared)) continue;
           if (!shared && !link->has_absorbed_credit(vc, p->size_bytes)) {
             vc_blocked = true;
             break;
@@ -235,7 +232,7 @@ void Switch::grant_ports(std::uint16_t o) {
     }
     // Done when nothing was granted, or when nothing requests the output any more (another round would only
     // read: try_grant's test).
-    if (!granted || (!op.requesting && (local_control_.empty() || local_control_[o].empty()))) {
+    if (!granted || (!op.requesting && !local_control_waits(o))) {
       if (!fc_out_.empty()) send_fc_frames();
       return;
     }
@@ -243,6 +240,7 @@ void Switch::grant_ports(std::uint16_t o) {
 }
 
 template void Switch::grant_ports<false>(std::uint16_t o);
+template void Switch::grant_ports<true>(std::uint16_t o);
 
 // An arrival at an output nothing else requests (most arrivals: 70% on the 1,024-host bench): the arbiter's
 // checks for the one head there is, in its order, without its rounds over VCs and inputs. The same grant,
@@ -253,15 +251,14 @@ void Switch::grant_alone(std::uint16_t o, Packet* p) {
   const std::uint8_t vc = p->vc;
   const std::size_t base = std::size_t{o} * config_.egress_queues;
   const std::size_t eq = base + egress_queue_of(p);
-  const bool go = vc == 0 ? link->has_credit(0, kMinPacketBytes) &&
-                                egress_[eq].bytes + p->size_bytes <= config_.egress_queue_bytes && !egress_full(eq) &&
-                                link->has_absorbed_credit(0, p->size_bytes)
-                          : (op.data_slot_free[0] | op.data_slot_free[1]) != 0 && link->has_credit(vc, kMinPacketBytes) &&
-                                data_slot_free(eq) && link->has_absorbed_credit(vc, p->size_bytes);
+  // In grant_ports' order: a data VC needs a free data slot somewhere first, then the VC's credit, the head's
+  // egress queue, the head's credit.
+  const bool data_room = vc == 0 || any_data_slot_free(op);
+  const bool go = data_room && link->has_credit(vc, kMinPacketBytes) && egress_room(vc, eq, p, false) &&
+                  link->has_absorbed_credit(vc, p->size_bytes);
   if (go) take_head(op, o, p->in_port, vc, voq(p->in_port, o, vc), false, eq - base);
   if (!fc_out_.empty()) send_fc_frames();
 }
-template void Switch::grant_ports<true>(std::uint16_t o);
 
 void Switch::transmit_next(std::uint16_t o) {
   OutPort& op = out_ports_[o];

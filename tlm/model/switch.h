@@ -196,11 +196,13 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   void try_grant(std::uint16_t o) {
     const OutPort& op = out_ports_[o];
     if (!op.link) return;
-    if (op.requesting || (!local_control_.empty() && !local_control_[o].empty())) return grant(o);
+    if (op.requesting || local_control_waits(o)) return grant(o);
     if (!fc_out_.empty()) send_fc_frames();
   }
   void grant(std::uint16_t o) { wide_ ? grant_ports<true>(o) : grant_ports<false>(o); }
   void grant_alone(std::uint16_t o, Packet* p);  // an arrival at an output nothing else requests
+  // Frames this switch generated (Flowcut ACKs, FGFC) wait for output o.
+  bool local_control_waits(std::uint16_t o) const { return !local_control_.empty() && !local_control_[o].empty(); }
   template <bool Wide>
   void grant_ports(std::uint16_t o);  // the arbiter, for up to 64 ports or above
   void try_transmit(std::uint16_t o) {
@@ -235,6 +237,12 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   Fifo& voq(std::uint16_t i, std::uint16_t o, std::uint8_t vc) { return voqs_[voq_index(i, o, vc)]; }
   bool data_slot_free(std::size_t eq) const {
     return egress_[eq].bytes + config_.max_packet_bytes <= config_.egress_queue_bytes && !egress_full(eq);
+  }
+  // Whether egress queue eq takes head p of VC vc: control needs its own size, data a maximum-size slot (with
+  // hop-by-hop flow control, `shared`, data waits in the shared buffer instead).
+  bool egress_room(std::uint8_t vc, std::size_t eq, const Packet* p, bool shared) const {
+    return vc == 0 ? egress_[eq].bytes + p->size_bytes <= config_.egress_queue_bytes && !egress_full(eq)
+                   : shared || data_slot_free(eq);
   }
   // Per output, one bit per egress queue (up to 128): which queues hold packets, and which data queues have
   // a free maximum-size slot. Kept up to date at every push and pop so the output's scheduler and arbiter
@@ -292,7 +300,9 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   std::uint64_t& wide_request(std::uint16_t o, std::uint8_t vc, unsigned g) {
     return wide_request_[(std::size_t{o} * config_.vcs + vc) * kWideWords + g];
   }
-  // The grant of VOQ (i, o, vc)'s head once its checks have passed, into egress queue q of o (switch.cpp).
+  // Whether some data egress queue of the output has a free maximum-size slot (a data grant needs one).
+  static bool any_data_slot_free(const OutPort& op) { return (op.data_slot_free[0] | op.data_slot_free[1]) != 0; }
+  // The grant of VOQ (i, o, vc)'s head once its checks have passed, into egress queue q of o (below the class).
   void take_head(OutPort& op, std::uint16_t o, std::uint16_t i, std::uint8_t vc, Fifo& f, bool shared, std::size_t q);
   void set_request(OutPort& op, std::uint16_t o, std::uint8_t vc, std::uint16_t i) {
     if (!wide_) {

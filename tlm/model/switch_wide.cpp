@@ -12,9 +12,7 @@ Switch::Try Switch::grant_input(OutPort& op, std::uint16_t o, std::uint8_t vc, s
   Fifo& f = voq(i, o, vc);
   Packet* p = f.head;
   const std::size_t eq = base + egress_queue_of(p);
-  if (vc == 0 ? egress_[eq].bytes + p->size_bytes > config_.egress_queue_bytes || egress_full(eq)
-              : !shared && !data_slot_free(eq))
-    return Try::skip;
+  if (!egress_room(vc, eq, p, shared)) return Try::skip;
   if (!shared && !link->has_credit(vc, p->size_bytes)) return Try::blocked;
   take_head(op, o, i, vc, f, shared, eq - base);
   return Try::granted;
