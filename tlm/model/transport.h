@@ -27,16 +27,34 @@ namespace netasic {
 // One bit per packet of a flow (acknowledged, received), stored only up to the highest packet set so far:
 // a flow's memory grows with what it has sent, not with its size, so a huge flow under a short time limit
 // costs nothing up front. Bits never set read as false.
+//
+// Two bounds kept beside the storage answer most reads without it: every bit below `low_` is set (the set
+// prefix) and none at or above `high_`. A flow whose packets come in order only moves the prefix and never
+// touches its storage, which is a line of memory elsewhere: on a large fabric that line came from memory at
+// most of a NIC's data arrivals and acknowledgements. The storage holds every bit set in [low_, high_).
 class PacketBits {
  public:
-  bool operator[](std::uint32_t i) const { return i < bits_.size() && bits_[i]; }
+  bool operator[](std::uint32_t i) const {
+    if (i < low_) return true;
+    if (i >= high_) return false;
+    return bits_[i];
+  }
   void set(std::uint32_t i, std::uint32_t limit) {
+    if (i < low_) return;
+    if (i == low_ && high_ == low_) {  // in order, nothing set above: the prefix grows
+      high_ = ++low_;
+      return;
+    }
     if (i >= bits_.size()) bits_.resize(std::min<std::size_t>(limit, std::max<std::size_t>(i + 1, bits_.size() * 2)), false);
     bits_[i] = true;
+    if (i >= high_) high_ = i + 1;
+    while (low_ < high_ && bits_[low_]) ++low_;
   }
 
  private:
-  std::vector<bool> bits_;
+  std::uint32_t low_ = 0;   // bits [0, low_) are set
+  std::uint32_t high_ = 0;  // bits [high_, ...) are not
+  std::vector<bool> bits_;  // bits in [low_, high_), by index
 };
 
 // The end-to-end transport every flow of the run uses (nic.transport).

@@ -2,7 +2,9 @@
 // kernel: data packets into the receiver side, ACK/NACKs into the sender side, and what each asks to send.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
+#include <vector>
 
 #include "tlm/model/nic.h"
 #include "tlm/model/transport.h"
@@ -16,6 +18,31 @@ NicConfig config_for(TransportKind kind) {
   c.mtu_bytes = 1000;
   c.transport = kind;
   return c;
+}
+
+// PacketBits answers reads from its set prefix and its highest bit where it can: every read must equal a plain
+// bitset's after any sequence of sets (in order, reordered within a window, duplicates, far ahead, lost bits).
+TEST(Transport, PacketBitsReadsAsAPlainBitset) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::uint32_t limit = 1 + rng() % 300;
+    const std::uint32_t window = 1 + trial % 8;  // how far out of order a set may come
+    const bool lossy = trial % 3 == 0;          // some packets never set
+    PacketBits bits;
+    std::vector<bool> ref(limit, false);
+    std::uint32_t next = 0;
+    for (int step = 0; step < 3 * static_cast<int>(limit); ++step) {
+      std::uint32_t i;
+      if (step % 17 == 16) i = rng() % limit;  // anywhere, duplicates included
+      else i = std::min(limit - 1, next + static_cast<std::uint32_t>(rng() % window));
+      if (i == next) ++next;
+      if (lossy && rng() % 10 == 0) continue;
+      bits.set(i, limit);
+      ref[i] = true;
+      for (std::uint32_t k = 0; k < limit + 3; ++k)
+        ASSERT_EQ(bits[k], k < limit && ref[k]) << "trial " << trial << " step " << step << " bit " << k;
+    }
+  }
 }
 
 TEST(Transport, RegistryMakesEveryKind) {
