@@ -16,7 +16,10 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
     const std::uint32_t dst_switch = routing_.host_switch(p->dst_host);
     const bool local = dst_switch == id_;
     if (step == 1) {
+      // Both lines of the input port: the arrival adds to the fill (first) and checks it against the peak and
+      // the buffer size (second).
       __builtin_prefetch(&in_ports_[i]);
+      __builtin_prefetch(reinterpret_cast<const char*>(&in_ports_[i]) + 64);
       if (const Link* in = port_links_[i].in) in->prefetch_hot();
       if (local) prefetch_output(routing_.host_port(p->dst_host), p);
       else if (plain_routes) __builtin_prefetch(routing_.next_hops_entry(id_, dst_switch));
