@@ -244,7 +244,8 @@ template void Switch::grant_ports<true>(std::uint16_t o);
 
 // An arrival at an output nothing else requests (most arrivals: 70% on the 1,024-host bench): the arbiter's
 // checks for the one head there is, in its order, without its rounds over VCs and inputs. The same grant,
-// the same credit wake-ups, as grant_ports.
+// the same credit wake-ups, as grant_ports. Only without egress flow control (enqueue's test), so there are
+// no frames of EgressFc's to send afterwards, as grant_ports does.
 void Switch::grant_alone(std::uint16_t o, Packet* p) {
   OutPort& op = out_ports_[o];
   Link* link = op.link;
@@ -257,7 +258,6 @@ void Switch::grant_alone(std::uint16_t o, Packet* p) {
   const bool go = data_room && link->has_credit(vc, kMinPacketBytes) && egress_room(vc, eq, p, false) &&
                   link->has_absorbed_credit(vc, p->size_bytes);
   if (go) take_head(op, o, p->in_port, vc, voq(p->in_port, o, vc), false, eq - base);
-  if (!fc_out_.empty()) send_fc_frames();
 }
 
 void Switch::transmit_next(std::uint16_t o) {
