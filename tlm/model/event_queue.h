@@ -134,6 +134,9 @@ class CalendarQueue {
   // A power of two of buckets, kMinBuckets..kMaxBuckets.
   explicit CalendarQueue(std::size_t buckets = kDefaultBuckets)
       : buckets_(buckets), count_(buckets, 0), slots_(buckets), overflow_(buckets) {}
+  // Not copied: the bucket being run is held by pointers into the queue's own buffer.
+  CalendarQueue(const CalendarQueue&) = delete;
+  CalendarQueue& operator=(const CalendarQueue&) = delete;
   // The ring size whose horizon covers `horizon_ps` (clamped to kMinBuckets..kMaxBuckets).
   static std::size_t for_horizon(Ps horizon_ps) {
     std::size_t n = kMinBuckets;
@@ -149,13 +152,13 @@ class CalendarQueue {
     if (b <= current_) {
       // Into the bucket being run (an event is never scheduled before the current time). Pushed in order,
       // it goes after every event of the same or an earlier time.
-      std::size_t j = now_.size();
-      now_.push_back(e);
-      while (j > pos_ && (kPushedInOrder ? time < now_[j - 1].time : e.before(now_[j - 1]))) {
-        now_[j] = now_[j - 1];
+      if (end_ == room_end_) make_room();
+      E* j = end_++;
+      while (j > cur_ && (kPushedInOrder ? time < j[-1].time : e.before(j[-1]))) {
+        *j = j[-1];
         --j;
       }
-      now_[j] = e;
+      *j = e;
     } else if (b < current_ + buckets_) {
       ring_push(b, e);
     } else {
@@ -166,18 +169,23 @@ class CalendarQueue {
   std::size_t size() const { return size_; }
   // The earliest event; the queue must not be empty.
   const E& top() {
-    if (pos_ == now_.size()) advance();
-    return now_[pos_];
+    if (cur_ == end_) advance();
+    return *cur_;
   }
   E pop() {
-    if (pos_ == now_.size()) advance();
+    if (cur_ == end_) advance();
     --size_;
-    return now_[pos_++];
+    return *cur_++;
   }
-  void reserve(std::size_t n) { now_.reserve(n); }
+  // Room for `n` events in the bucket being run before it has to grow.
+  void reserve(std::size_t n) {
+    if (n <= now_.size()) return;
+    if (in_slots_) now_.resize(n);
+    else grow_now(n - now_.size());
+  }
   // The next event when it is already in the bucket being run (nothing is moved), else null.
   const E* peek_ready(std::size_t ahead = 0) const {
-    return pos_ + ahead < now_.size() ? &now_[pos_ + ahead] : nullptr;
+    return static_cast<std::size_t>(end_ - cur_) > ahead ? cur_ + ahead : nullptr;
   }
 
  private:
@@ -188,10 +196,34 @@ class CalendarQueue {
     else overflow_[i].push_back(e);
     ++ring_count_;
   }
-  // Moves to the next non-empty bucket and makes it the current, sorted one.
+  // Makes room for `more` events after end_ in the buffer (rare: the buffer keeps its size); [cur_, end_)
+  // lies in it.
+  void grow_now(std::size_t more) {
+    const std::size_t pos = static_cast<std::size_t>(cur_ - now_.data());
+    const std::size_t end = static_cast<std::size_t>(end_ - now_.data());
+    now_.resize(std::max(now_.size() * 2, end + more));
+    cur_ = now_.data() + pos;
+    end_ = now_.data() + end;
+    room_end_ = now_.data() + now_.size();
+  }
+  // A push into the bucket being run found no room after it (rare). Run from its ring slots, the bucket
+  // moves into the buffer; in the buffer, the buffer grows.
+  void make_room() {
+    if (in_slots_) {
+      const std::size_t n = static_cast<std::size_t>(end_ - cur_);
+      if (n >= now_.size()) now_.resize(std::max(now_.size() * 2, n + 1));
+      std::copy(cur_, end_, now_.data());
+      cur_ = now_.data();
+      end_ = cur_ + n;
+      room_end_ = now_.data() + now_.size();
+      in_slots_ = false;
+    }
+    if (end_ == room_end_) grow_now(1);
+  }
+  // Moves to the next non-empty bucket and makes it the current, sorted one. A bucket within its slots is
+  // run where it is (nothing is copied: the ring does not write its slots again before it comes round to
+  // them, so pushes into the bucket being run take its free slots); a larger one is copied into the buffer.
   void advance() {
-    now_.clear();
-    pos_ = 0;
     for (;;) {
       if (ring_count_ == 0) {
         // Nothing in the ring: jump straight to the far heap's first bucket.
@@ -209,10 +241,20 @@ class CalendarQueue {
       if (n == 0) continue;
       count_[i] = 0;
       ring_count_ -= n;
-      now_.insert(now_.end(), slots_[i].e, slots_[i].e + std::min<std::uint32_t>(n, kSlots));
-      if (n > kSlots) {
-        now_.insert(now_.end(), overflow_[i].begin(), overflow_[i].end());
+      if (n <= kSlots) {
+        cur_ = slots_[i].e;
+        end_ = cur_ + n;
+        room_end_ = cur_ + kSlots;
+        in_slots_ = true;
+      } else {
+        cur_ = end_ = now_.data();
+        if (n > now_.size()) grow_now(n);
+        E* out = std::copy(slots_[i].e, slots_[i].e + kSlots, now_.data());
+        std::copy(overflow_[i].begin(), overflow_[i].end(), out);
         overflow_[i].clear();
+        end_ = cur_ + n;
+        room_end_ = now_.data() + now_.size();
+        in_slots_ = false;
       }
       // The buckets that follow are read in turn: start bringing in the next one's slots.
       const Bucket& next = slots_[(current_ + 1) & (buckets_ - 1)];
@@ -223,22 +265,23 @@ class CalendarQueue {
     }
   }
   void sort_now() {
-    const std::size_t n = now_.size();
+    E* const first = cur_;
+    const std::size_t n = static_cast<std::size_t>(end_ - first);
     if (n > 32) {
       // Large buckets are mostly simultaneous events scheduled in order (a burst of flow starts).
-      if (std::is_sorted(now_.begin(), now_.end(), [](const E& a, const E& b) { return a.before(b); })) return;
-      std::sort(now_.begin(), now_.end(), [](const E& a, const E& b) { return a.before(b); });
+      if (std::is_sorted(first, end_, [](const E& a, const E& b) { return a.before(b); })) return;
+      std::sort(first, end_, [](const E& a, const E& b) { return a.before(b); });
       return;
     }
     // A bucket holds a few events, mostly in order already: insertion sort.
     for (std::size_t i = 1; i < n; ++i) {
-      const E e = now_[i];
+      const E e = first[i];
       std::size_t j = i;
-      while (j > 0 && e.before(now_[j - 1])) {
-        now_[j] = now_[j - 1];
+      while (j > 0 && e.before(first[j - 1])) {
+        first[j] = first[j - 1];
         --j;
       }
-      now_[j] = e;
+      first[j] = e;
     }
   }
 
@@ -253,8 +296,13 @@ class CalendarQueue {
   std::vector<std::uint32_t> count_;
   std::vector<Bucket> slots_;
   std::vector<std::vector<E>> overflow_;
-  std::vector<E> now_;  // the bucket being run, sorted; now_[pos_] is next
-  std::size_t pos_ = 0;
+  // The bucket being run, sorted, in [cur_, end_): in its own ring slots when it fits them, else in the
+  // buffer now_ (whose size is its capacity); *cur_ is next.
+  std::vector<E> now_;
+  E* cur_ = nullptr;
+  E* end_ = nullptr;
+  E* room_end_ = nullptr;  // where pushes into the bucket being run must stop (its slots' or now_'s end)
+  bool in_slots_ = false;  // [cur_, end_) lies in the bucket's ring slots, not in now_
   BasicEventHeap<E> far_;
   std::uint64_t current_ = 0;  // absolute index of the bucket being run
   std::size_t ring_count_ = 0;

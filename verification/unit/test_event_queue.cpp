@@ -87,6 +87,25 @@ TEST(EventQueue, JumpsOverLongIdleGaps) {
   EXPECT_TRUE(q.empty());
 }
 
+TEST(EventQueue, PushesIntoTheBucketBeingRunPastItsSlots) {
+  // A bucket of 3 events runs from its ring slots (8 of them); the next bucket is full. Ten more events
+  // pushed at the current time fill the bucket's free slots and then move it into the buffer; none may
+  // land in the next bucket's slots.
+  EventQueue q;
+  const Ps t = 100 * 256;
+  std::uint64_t data = 0;
+  for (int k = 0; k < 3; ++k) q.push(t, nullptr, 0, data++);
+  for (int k = 0; k < 8; ++k) q.push(t + 256, nullptr, 0, 100 + k);
+  ASSERT_EQ(q.pop().data, 0u);
+  for (int k = 0; k < 10; ++k) q.push(t + 1, nullptr, 0, data++);
+  std::vector<std::uint64_t> got;
+  while (!q.empty()) got.push_back(q.pop().data);
+  std::vector<std::uint64_t> want = {1, 2};
+  for (std::uint64_t d = 3; d < 13; ++d) want.push_back(d);
+  for (std::uint64_t d = 100; d < 108; ++d) want.push_back(d);
+  EXPECT_EQ(got, want);
+}
+
 TEST(EventQueue, SimultaneousEventsRunInSchedulingOrder) {
   EventQueue q;
   for (std::uint64_t i = 0; i < 100; ++i) q.push(1000, nullptr, 0, i);
