@@ -133,7 +133,7 @@ class CalendarQueue {
 
   // A power of two of buckets, kMinBuckets..kMaxBuckets.
   explicit CalendarQueue(std::size_t buckets = kDefaultBuckets)
-      : buckets_(buckets), count_(buckets, 0), slots_(buckets), overflow_(buckets) {}
+      : buckets_(buckets), count_(buckets, 0), slots_(buckets), spill_(buckets) {}
   // Not copied: the bucket being run is held by pointers into the queue's own buffer.
   CalendarQueue(const CalendarQueue&) = delete;
   CalendarQueue& operator=(const CalendarQueue&) = delete;
@@ -193,8 +193,40 @@ class CalendarQueue {
     const std::size_t i = b & (buckets_ - 1);
     const std::uint32_t c = count_[i]++;
     if (c < kSlots) slots_[i].e[c] = e;
-    else overflow_[i].push_back(e);
+    else spill(i, c - kSlots, e);
     ++ring_count_;
+  }
+  // The k-th event past bucket i's slots goes into its chain of spill blocks; a new block comes from the
+  // free list, where the blocks a run has just emptied are (so it is still in cache).
+  void spill(std::size_t i, std::uint32_t k, const E& e) {
+    Spill& s = spill_[i];
+    if (k % kSlots == 0) {
+      std::uint32_t b;
+      if (free_blocks_.empty()) {
+        b = static_cast<std::uint32_t>(blocks_.size());
+        blocks_.emplace_back();
+        next_block_.push_back(0);
+      } else {
+        b = free_blocks_.back();
+        free_blocks_.pop_back();
+      }
+      if (k == 0) s.head = b;
+      else next_block_[s.tail] = b;
+      s.tail = b;
+    }
+    blocks_[s.tail].e[k % kSlots] = e;
+  }
+  // Copies bucket i's `n` spilled events to `out` and frees their blocks.
+  void take_spill(std::size_t i, std::uint32_t n, E* out) {
+    std::uint32_t b = spill_[i].head;
+    for (;;) {
+      const std::uint32_t m = std::min<std::uint32_t>(n, kSlots);
+      out = std::copy(blocks_[b].e, blocks_[b].e + m, out);
+      free_blocks_.push_back(b);
+      n -= m;
+      if (n == 0) return;
+      b = next_block_[b];
+    }
   }
   // Makes room for `more` events after end_ in the buffer (rare: the buffer keeps its size); [cur_, end_)
   // lies in it.
@@ -250,8 +282,7 @@ class CalendarQueue {
         cur_ = end_ = now_.data();
         if (n > now_.size()) grow_now(n);
         E* out = std::copy(slots_[i].e, slots_[i].e + kSlots, now_.data());
-        std::copy(overflow_[i].begin(), overflow_[i].end(), out);
-        overflow_[i].clear();
+        take_spill(i, n - kSlots, out);
         end_ = cur_ + n;
         room_end_ = now_.data() + now_.size();
         in_slots_ = false;
@@ -288,14 +319,21 @@ class CalendarQueue {
   std::size_t buckets_;  // ring size, a power of two
   // The ring: per bucket, its event count (a small dense array that stays in cache), its first kSlots
   // events in a fixed block of one array (so a push writes one line and the run reads the buckets in
-  // address order), and any further events in an overflow vector (rare: bursts of simultaneous events).
+  // address order), and any further events in a chain of spill blocks of kSlots events (on small fabrics
+  // rare; from a few thousand hosts on, most buckets spill).
   static constexpr std::uint32_t kSlots = 8;
   struct alignas(64) Bucket {
     E e[kSlots];
   };
   std::vector<std::uint32_t> count_;
   std::vector<Bucket> slots_;
-  std::vector<std::vector<E>> overflow_;
+  struct Spill {
+    std::uint32_t head = 0, tail = 0;  // first and last spill block of the bucket (valid when it spills)
+  };
+  std::vector<Spill> spill_;
+  std::vector<Bucket> blocks_;               // spill blocks, shared by all buckets
+  std::vector<std::uint32_t> next_block_;    // the block after each one in its bucket's chain
+  std::vector<std::uint32_t> free_blocks_;   // a stack: the last freed is the first taken
   // The bucket being run, sorted, in [cur_, end_): in its own ring slots when it fits them, else in the
   // buffer now_ (whose size is its capacity); *cur_ is next.
   std::vector<E> now_;
