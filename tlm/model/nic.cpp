@@ -9,17 +9,16 @@ namespace netasic {
 
 Nic::Nic(const sc_core::sc_module_name& name, Fabric& fabric, const NicConfig& config, FlowTable& flows,
          std::uint32_t host, std::uint64_t seed)
-    : sc_core::sc_module(name),
+    : NicHotState(fabric, config.control_queue_packets, config.latency_ps),
+      sc_core::sc_module(name),
       out("out"),
       in("in"),
-      fabric_(fabric),
       config_(config),
       flows_(flows),
       host_(host),
-      control_(config.control_queue_packets),
       rng_(seed, 0x4E49430000000000ULL + host),
-      ctx_{fabric_, flows_, config_, counters_, control_, active_, this->name(), this, 0},
-      transport_(make_transport(ctx_)) {
+      ctx_{fabric_, flows_, config_, counters_, control_, active_, this->name(), this, 0} {
+  transport_ = make_transport(ctx_);
   if (config_.mtu_bytes == 0) throw InputError("nic.mtu_bytes must be > 0");
   if (const FlowcutParams* fc = config_.flowcut) {
     if (fc->variant == FlowcutVariant::nic_only) {
@@ -102,9 +101,11 @@ void Nic::on_event(std::uint32_t kind, std::uint64_t data) {
 
 void Nic::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const {
   if (kind == kReceive) {
-    // Step 1: the flow record and the input link; step 0: the ring slot the credit return writes.
+    // Step 1: the flow record, the input link and the hot state's second line; step 0: the ring slot the
+    // credit return writes.
     if (!in_link_) return;
     if (step == 1) {
+      __builtin_prefetch(&control_);
       const Packet* p = reinterpret_cast<const Packet*>(data);
       __builtin_prefetch(&flows_.flows()[p->flow]);
       in_link_->prefetch_state();
@@ -112,10 +113,14 @@ void Nic::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const 
       in_link_->prefetch_return_slot();
     }
   } else if (kind == kTxDone) {
-    // Step 1: the output link; step 0: the receiving switch port behind it.
+    // Step 1: the output link and the hot state's second line; step 0: the receiving switch port behind it.
     if (!out_link_) return;
-    if (step == 1) out_link_->prefetch_state();
-    else out_link_->prefetch_receiver();
+    if (step == 1) {
+      __builtin_prefetch(&control_);
+      out_link_->prefetch_state();
+    } else {
+      out_link_->prefetch_receiver();
+    }
   }
 }
 
@@ -124,7 +129,7 @@ void Nic::on_credit(std::uint16_t) { try_send(); }
 void Nic::receive(std::uint16_t, Packet* p, Ps delay) {
   // Delivered when the tail is in, plus the NIC's receive processing.
   const Ps tail = fabric_.now() + delay + p->ser_ps;
-  fabric_.schedule(tail + config_.latency_ps, this, kReceive, reinterpret_cast<std::uint64_t>(p));
+  fabric_.schedule(tail + latency_ps_, this, kReceive, reinterpret_cast<std::uint64_t>(p));
 }
 
 void Nic::deliver(Packet* p) {

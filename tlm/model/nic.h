@@ -112,15 +112,43 @@ struct NicCounters {
   std::uint64_t cnps_received = 0;         // DCQCN: CNPs this NIC received as a source
 };
 
+// What the NIC reads at every packet it sends or receives, in the two cache lines at the start of the
+// object: the first holds the event target's vtable pointer (EventTarget is the NIC's first base), which
+// the event loop brings in two events ahead of a NIC event, so the prefetch hook reads the links without
+// waiting; the hook brings in the second. Spread through the object, these were four lines that waited on
+// memory on large fabrics (docs/performance.md, "The NIC's hot lines").
+struct NicHotState {
+  NicHotState(Fabric& fabric, std::size_t control_packets, Ps latency_ps)
+      : fabric_(fabric), control_(control_packets), latency_ps_(latency_ps) {}
+  // First line, after the vtable pointer.
+  Link* in_link_ = nullptr;
+  Link* out_link_ = nullptr;
+  Ps tx_free_at_ = 0;
+  std::unique_ptr<Transport> transport_;  // made by the NIC's constructor (it refers to the NIC's members)
+  std::vector<std::uint32_t> active_;    // flows with packets left to send
+  // Second line: also all that a packet's delivery to the NIC reads (Nic::receive, called by the sender's
+  // link; the receiver hint of the sending switch points here).
+  Fabric& fabric_;
+  boost::circular_buffer<Packet*> control_;
+  std::uint32_t rr_ = 0;
+  bool tx_pending_ = false;
+  Ps latency_ps_;  // nic.latency_ps
+};
+
 // The NIC-only Flowcut variant runs the one Flowcut engine at its NIC site, with the NIC as its
 // FlowcutOwner (a drain pauses the flow in place, its end resumes it).
-class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, private FlowcutOwner {
+class alignas(64) Nic : public EventTarget,
+                        private NicHotState,
+                        public sc_core::sc_module,
+                        public LinkSender,
+                        private FlowcutOwner {
  public:
   InitiatorSocket out;
   TargetSocket in;
 
   Nic(const sc_core::sc_module_name& name, Fabric& fabric, const NicConfig& config, FlowTable& flows,
       std::uint32_t host, std::uint64_t seed);
+  ~Nic() override { transport_.reset(); }  // before the context it refers to
 
   void attach(Link* in_link, Link* out_link);
   // Registers a flow this NIC sends; it starts at flow.start.
@@ -180,7 +208,7 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
                                kPace = kNicPaceEvent, kTelemetry = kNicTelemetryEvent };
   friend class PortTarget<Nic>;
   void receive(std::uint16_t, Packet* p, Ps delay);
-  const void* rx_hint(std::uint16_t) const { return &config_.latency_ps; }
+  const void* rx_hint(std::uint16_t) const { return &latency_ps_; }
   PortTarget<Nic> fw_{this, 0};
   NoBackwardPath bw_;
   void deliver(Packet* p);
@@ -211,21 +239,13 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
   static const FlowcutCounters kNoFlowcut;
   std::uint64_t now_us() const { return fabric_.now() / kPsPerUs; }
 
-  Fabric& fabric_;
   NicConfig config_;
   FlowTable& flows_;
   FlowEventObserver* flow_observer_ = nullptr;
   NicHost* host_if_ = nullptr;
   std::uint32_t host_;
-  Link* in_link_ = nullptr;
-  Link* out_link_ = nullptr;
   PacketFwIf* out_fw_ = nullptr;  // what `out` is bound to (looked up at the start of simulation)
   ForeignTarget foreign_;         // `out` bound to something other than its link
-  boost::circular_buffer<Packet*> control_;
-  std::vector<std::uint32_t> active_;  // flows with packets left to send
-  std::size_t rr_ = 0;
-  Ps tx_free_at_ = 0;
-  bool tx_pending_ = false;
   NicCounters counters_;
   // Flowcut: the FGFC paused-flow cache (switch variants), or the engine (NIC-only variant).
   std::unique_ptr<FgfcCache> fgfc_cache_;
@@ -243,7 +263,6 @@ class Nic : public sc_core::sc_module, public EventTarget, public LinkSender, pr
   // The transport and what it may use of this NIC (declared last: it refers to the members above).
   std::uint32_t tx_slots_ = 0, rx_slots_ = 0;  // flows this NIC sends, receives
   NicContext ctx_;
-  std::unique_ptr<Transport> transport_;
   std::unique_ptr<TelemetryNic> telemetry_;  // routing.policy = telemetry
 };
 
