@@ -9,12 +9,12 @@ namespace netasic {
 
 Nic::Nic(const sc_core::sc_module_name& name, Fabric& fabric, const NicConfig& config, FlowTable& flows,
          std::uint32_t host, std::uint64_t seed)
-    : NicHotState(fabric, config.control_queue_packets, config.latency_ps),
+    : NicHotState(fabric, flows, config.latency_ps, config.control_queue_packets,
+                  config.mtu_bytes + config.header_bytes),
       sc_core::sc_module(name),
       out("out"),
       in("in"),
       config_(config),
-      flows_(flows),
       host_(host),
       rng_(seed, 0x4E49430000000000ULL + host),
       ctx_{fabric_, flows_, config_, counters_, control_, active_, this->name(), this, 0} {
@@ -101,22 +101,30 @@ void Nic::on_event(std::uint32_t kind, std::uint64_t data) {
 
 void Nic::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const {
   if (kind == kReceive) {
-    // Step 1: the flow record, the input link and the hot state's second line; step 0: the ring slot the
-    // credit return writes.
+    // Step 1: the flow record, the transport object, the input link and the hot state's other lines; step
+    // 0: the ring slot the credit return writes, and the transport's state of the flow.
     if (!in_link_) return;
+    const Packet* p = reinterpret_cast<const Packet*>(data);
+    const bool data_packet = p->type == PacketType::data;
+    const bool ack = p->type == PacketType::ack || p->type == PacketType::nack;
     if (step == 1) {
-      __builtin_prefetch(&control_);
-      const Packet* p = reinterpret_cast<const Packet*>(data);
-      __builtin_prefetch(&flows_.flows()[p->flow]);
+      prefetch_hot_lines();
+      if (data_packet || ack) {
+        const char* f = reinterpret_cast<const char*>(&flows_.flows()[p->flow]);
+        __builtin_prefetch(f);
+        __builtin_prefetch(f + 64);
+        __builtin_prefetch(transport_.get());
+      }
       in_link_->prefetch_state();
     } else {
       in_link_->prefetch_return_slot();
+      if (data_packet || ack) transport_->prefetch_flow(flows_.flows()[p->flow], ack);
     }
   } else if (kind == kTxDone) {
-    // Step 1: the output link and the hot state's second line; step 0: the receiving switch port behind it.
+    // Step 1: the output link and the hot state's other lines; step 0: the receiving switch port behind it.
     if (!out_link_) return;
     if (step == 1) {
-      __builtin_prefetch(&control_);
+      prefetch_hot_lines();
       out_link_->prefetch_state();
     } else {
       out_link_->prefetch_receiver();
@@ -250,7 +258,7 @@ void Nic::try_send() {
       p->tm_delay_ns = f.tm_rx_delay_ns;
       p->key.src_port = f.tm_rx_port;
     }
-  } else if (!active_.empty() && out_link_->has_credit(kNicDataVc, config_.mtu_bytes + config_.header_bytes)) {
+  } else if (!active_.empty() && out_link_->has_credit(kNicDataVc, data_credit_bytes_)) {
     p = next_data_packet();
     if (p) {
       ++counters_.data_packets_sent;

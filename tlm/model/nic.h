@@ -112,27 +112,32 @@ struct NicCounters {
   std::uint64_t cnps_received = 0;         // DCQCN: CNPs this NIC received as a source
 };
 
-// What the NIC reads at every packet it sends or receives, in the two cache lines at the start of the
+// What the NIC reads at every packet it sends or receives, in the three cache lines at the start of the
 // object: the first holds the event target's vtable pointer (EventTarget is the NIC's first base), which
-// the event loop brings in two events ahead of a NIC event, so the prefetch hook reads the links without
-// waiting; the hook brings in the second. Spread through the object, these were four lines that waited on
-// memory on large fabrics (docs/performance.md, "The NIC's hot lines").
+// the event loop brings in two events ahead of a NIC event, so the prefetch hook reads the links and the
+// flow table without waiting; the hook brings in the other two. Spread through the object, these were
+// lines that waited on memory on large fabrics (docs/performance.md, "The NIC's hot lines").
 struct NicHotState {
-  NicHotState(Fabric& fabric, std::size_t control_packets, Ps latency_ps)
-      : fabric_(fabric), control_(control_packets), latency_ps_(latency_ps) {}
-  // First line, after the vtable pointer.
+  NicHotState(Fabric& fabric, FlowTable& flows, Ps latency_ps, std::size_t control_packets,
+              std::uint32_t data_credit_bytes)
+      : flows_(flows), fabric_(fabric), latency_ps_(latency_ps), control_(control_packets),
+        data_credit_bytes_(data_credit_bytes) {}
+  // First line, after the vtable pointer; also all that a packet's delivery to the NIC reads (Nic::receive,
+  // called by the sender's link: the receiver hint of the sending switch points here).
   Link* in_link_ = nullptr;
   Link* out_link_ = nullptr;
   Ps tx_free_at_ = 0;
   std::unique_ptr<Transport> transport_;  // made by the NIC's constructor (it refers to the NIC's members)
-  std::vector<std::uint32_t> active_;    // flows with packets left to send
-  // Second line: also all that a packet's delivery to the NIC reads (Nic::receive, called by the sender's
-  // link; the receiver hint of the sending switch points here).
+  FlowTable& flows_;
   Fabric& fabric_;
-  boost::circular_buffer<Packet*> control_;
-  std::uint32_t rr_ = 0;
-  bool tx_pending_ = false;
   Ps latency_ps_;  // nic.latency_ps
+  // Second line.
+  boost::circular_buffer<Packet*> control_;
+  std::vector<std::uint32_t> active_;  // flows with packets left to send
+  // Third line.
+  std::uint32_t rr_ = 0;               // the active flow whose turn it is
+  std::uint32_t data_credit_bytes_;    // the credit a data packet needs at most (MTU and header)
+  bool tx_pending_ = false;
 };
 
 // The NIC-only Flowcut variant runs the one Flowcut engine at its NIC site, with the NIC as its
@@ -198,6 +203,10 @@ class alignas(64) Nic : public EventTarget,
     foreign_.bind(out_fw_, &fabric_);
   }
   void prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const override;
+  void prefetch_hot_lines() const {
+    __builtin_prefetch(&control_);
+    __builtin_prefetch(&rr_);
+  }
   Ps event_packet_sent(std::uint32_t kind, std::uint64_t data) const override {
     return kind == kReceive ? reinterpret_cast<const Packet*>(data)->t_sent : kNever;
   }
@@ -208,7 +217,7 @@ class alignas(64) Nic : public EventTarget,
                                kPace = kNicPaceEvent, kTelemetry = kNicTelemetryEvent };
   friend class PortTarget<Nic>;
   void receive(std::uint16_t, Packet* p, Ps delay);
-  const void* rx_hint(std::uint16_t) const { return &latency_ps_; }
+  const void* rx_hint(std::uint16_t) const { return &latency_ps_; }  // the first line
   PortTarget<Nic> fw_{this, 0};
   NoBackwardPath bw_;
   void deliver(Packet* p);
@@ -240,7 +249,6 @@ class alignas(64) Nic : public EventTarget,
   std::uint64_t now_us() const { return fabric_.now() / kPsPerUs; }
 
   NicConfig config_;
-  FlowTable& flows_;
   FlowEventObserver* flow_observer_ = nullptr;
   NicHost* host_if_ = nullptr;
   std::uint32_t host_;

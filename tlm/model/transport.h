@@ -156,6 +156,9 @@ class Transport : public Reporting {
   // the bookkeeping once the NIC has built and sent it.
   virtual SendChoice next(Flow& f) = 0;
   virtual void on_sent(Flow& f, const SendChoice& c) = 0;
+  // The NIC's prefetch hook: a packet of flow `f` is coming up, an ACK/NACK (sender side) or data
+  // (receiver side). Bring in the flow's state. Reads only.
+  virtual void prefetch_flow(const Flow& /*f*/, bool /*sender*/) const {}
 
   // NIC-only Flowcut counts the bytes of every packet's own ACK: only a transport that acknowledges each
   // packet by itself feeds it.

@@ -60,6 +60,10 @@ class BasicTransport final : public Transport {
     return s.acked_upto;
   }
   void on_timeout(Flow& f) override { rewind(f, tx_[f.tx_slot].acked); }
+  void prefetch_flow(const Flow& f, bool sender) const override {
+    if (sender) __builtin_prefetch(&tx_[f.tx_slot]);
+    else __builtin_prefetch(&rx_[f.rx_slot]);
+  }
 
  private:
   struct Sender {
