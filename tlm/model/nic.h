@@ -116,7 +116,8 @@ struct NicCounters {
 // object: the first holds the event target's vtable pointer (EventTarget is the NIC's first base), which
 // the event loop brings in two events ahead of a NIC event, so the prefetch hook reads the links and the
 // flow table without waiting; the hook brings in the other two. Spread through the object, these were
-// lines that waited on memory on large fabrics (docs/performance.md, "The NIC's hot lines").
+// lines that waited on memory on large fabrics (docs/performance.md, "The NIC's hot lines and the event
+// queue's buckets").
 struct NicHotState {
   NicHotState(Fabric& fabric, FlowTable& flows, Ps latency_ps, std::size_t control_packets,
               std::uint32_t data_credit_bytes)
