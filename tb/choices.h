@@ -18,5 +18,6 @@ enum class AutoOnOff { automatic, on, off };  // an auto/on/off choice key
 enum class ReorderConnection { message, pair };
 enum class CosimTrace { off, fst };  // cosim.trace
 enum class EventOrder { sequence, causal };  // sim.event_order
+enum class PrefetchSteps { automatic, off, on, deep };  // sim.prefetch
 
 }  // namespace netasic

@@ -64,10 +64,13 @@ std::vector<KeyDef> run_keys() {
       B("sim.huge_pages", "true",
         "Back the model's memory with transparent huge pages (Linux) once it is built, which saves most TLB "
         "misses on large fabrics. Results do not depend on it; false leaves memory as the C library gives it."),
-      C<AutoOnOff>("sim.prefetch", "auto", {{"auto", AutoOnOff::automatic}, {"on", AutoOnOff::on}, {"off", AutoOnOff::off}},
+      C<PrefetchSteps>("sim.prefetch", "auto",
+        {{"auto", PrefetchSteps::automatic}, {"on", PrefetchSteps::on}, {"deep", PrefetchSteps::deep},
+         {"off", PrefetchSteps::off}},
         "The event loop's prefetch steps: while an event runs, bring in what the next ones will touch. They pay "
-        "on fabrics whose state outgrows the caches and cost time on small ones. auto: on above 1,500 switch "
-        "ports (measured, docs/performance.md); on; off. Results do not depend on it."),
+        "on fabrics whose state outgrows the caches and cost time on small ones. on: two events ahead; deep: "
+        "three (pays only on the largest fabrics); off. auto: off up to 1,500 switch ports, on up to 10,000, "
+        "deep above (measured, docs/performance.md). Results do not depend on it."),
       C<EventOrder>("sim.event_order", "sequence", {{"sequence", EventOrder::sequence}, {"causal", EventOrder::causal}},
         "Order of simultaneous events. sequence: the order they were scheduled in (fastest). causal: an order "
         "each event's own ancestry fixes (scheduled earlier first, then the older packet, then a hash of the "

@@ -105,17 +105,24 @@ void Simulation::elaborate() {
   if (s.boolean("nic.host_interface")) make_host_interfaces();
 }
 
-// sim.prefetch: the event loop's prefetch steps pay once the fabric's per-port state outgrows the caches.
-// Measured on fat trees (docs/performance.md, "Prefetch steps by fabric size"): off is faster at 1,250 switch
-// ports and below, on at 2,160 and above.
+// sim.prefetch: the event loop's prefetch steps pay once the fabric's per-port state outgrows the caches, and a
+// third step once it is far past them. Measured on fat trees (docs/performance.md, "Prefetch steps by fabric
+// size" and "A third prefetch step"): off is faster at 1,250 switch ports and below, on at 2,160 and above; three
+// steps are slower than two at 5,120 switch ports, even at 10,000, faster at 17,280 and above.
 void Simulation::choose_prefetch(const Scenario& s) {
   std::size_t ports = 0;
   for (const auto& sw : switches_) ports += sw->radix();
-  const AutoOnOff mode = s.choice<AutoOnOff>("sim.prefetch");
-  const bool on = mode == AutoOnOff::on || (mode == AutoOnOff::automatic && ports > kPrefetchAbovePorts);
-  fabric_->set_prefetch(on);
-  netasic::log(LogLevel::info, "prefetch steps {} ({} switch ports, sim.prefetch = {})", on ? "on" : "off", ports,
-               s.string("sim.prefetch"));
+  PrefetchSteps mode = s.choice<PrefetchSteps>("sim.prefetch");
+  if (mode == PrefetchSteps::automatic) {
+    mode = ports > kDeepPrefetchAbovePorts ? PrefetchSteps::deep
+           : ports > kPrefetchAbovePorts   ? PrefetchSteps::on
+                                           : PrefetchSteps::off;
+  }
+  const unsigned steps = mode == PrefetchSteps::deep ? 3 : mode == PrefetchSteps::on ? 2 : 0;
+  fabric_->set_prefetch_steps(steps);
+  for (auto& sw : switches_) sw->set_prefetch_steps(steps);
+  netasic::log(LogLevel::info, "prefetch steps {} ({} switch ports, sim.prefetch = {})",
+               steps == 3 ? "deep" : steps == 2 ? "on" : "off", ports, s.string("sim.prefetch"));
 }
 
 // Two links per topology link, [2i] a->b and [2i+1] b->a, each advertising its receiver's credits.

@@ -92,6 +92,7 @@ class Simulation {
   void make_switches(const SwitchConfig& base, const BufferConfig& buffers, std::uint8_t vcs);
   void choose_prefetch(const Scenario& s);  // sim.prefetch
   static constexpr std::size_t kPrefetchAbovePorts = 1500;
+  static constexpr std::size_t kDeepPrefetchAbovePorts = 10000;
   void bind_ports();
   void add_flows();
   void define_flow(std::uint32_t id, const FlowSpec& spec);  // identity, key and hash of flows_[id]

@@ -54,7 +54,8 @@ class EventTarget {
   // Called for the two events after the current one while it runs, the later one first (step 1, then
   // step 0 one event later): prefetch what the event will touch. At step 1 the fabric has already
   // prefetched the target and, for events carrying one, the packet; at step 0 what step 1 prefetched is
-  // there too. Reads only; must change nothing.
+  // there too. With three steps (Fabric::set_prefetch_steps) the third event after the current one gets
+  // step 2 first; a target with nothing to add there returns. Reads only; must change nothing.
   virtual void prefetch(std::uint32_t /*kind*/, std::uint64_t /*data*/, unsigned /*step*/) const {}
   // The send time of the packet an event of `kind` carries in `data`, kNever for an event without one (the
   // causal order, causal_queue.h: older packets first among simultaneous events).

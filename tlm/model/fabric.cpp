@@ -43,7 +43,7 @@ void Fabric::run_due_events() {
     }
     Event e = queue_.pop();
     now_ = e.time;
-    if (prefetch_) prefetch_ahead(queue_);
+    prefetch_ahead(queue_);
     e.target->on_event(e.kind(), e.data);
     count_event();
   }

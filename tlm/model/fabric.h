@@ -72,8 +72,10 @@ class Fabric : public sc_core::sc_module {
     causal_queue_ = std::move(fresh);
   }
   Ps window() const { return window_ps_; }
-  // The prefetch steps (prefetch_ahead) while events run; on by default. Speed only: results do not depend on it.
-  void set_prefetch(bool on) { prefetch_ = on; }
+  // How many events ahead of the running one prefetch_ahead looks: 0 (off), 2 (the default) or 3. Speed only:
+  // results do not depend on it. A target whose hooks differ with three steps (Switch) is told separately.
+  void set_prefetch_steps(unsigned steps) { prefetch_steps_ = static_cast<std::uint8_t>(steps == 3 ? 3 : steps ? 2 : 0); }
+  unsigned prefetch_steps() const { return prefetch_steps_; }
   void set_window_listener(WindowListener* listener) { window_listener_ = listener; }
   // Causal order: the context a call from the running event into another component schedules in (counts
   // as one child of the running event); swap_context installs one and returns the one it replaces.
@@ -147,24 +149,40 @@ class Fabric : public sc_core::sc_module {
   void schedule_causal(Ps at, EventTarget* target, std::uint32_t kind, std::uint64_t data);
   void wake_for_next();
   void end_activation();  // after a run of events: stops SystemC if the run is over, else wakes for the next
-  // While an event runs, bring in what the next ones will touch, in three steps: the third event from here
-  // gets its target and, for events that carry a packet, the packet's first line; the second asks its target
-  // for what lies behind them (EventTarget::prefetch, step 1); the next one asks for what lies behind that
-  // (step 0).
-  template <class Queue>
-  static void prefetch_ahead(const Queue& q) {
-    if (const auto* next = q.peek_ready()) {
-      if (const auto* after = q.peek_ready(1)) {
-        if (const auto* third = q.peek_ready(2)) {
-          __builtin_prefetch(third->target);
-          // Only what looks like a pointer: an integer argument (a port number) would send the prefetch to
-          // page zero, and a prefetch that misses the TLB still walks the page tables.
-          if (third->data >= 4096) __builtin_prefetch(reinterpret_cast<const void*>(third->data));
+  // While an event runs, bring in what the next ones will touch. With two steps (Deep false): the third event
+  // from here gets its target and, for events that carry a packet, the packet's first line; the second asks
+  // its target for what lies behind them (EventTarget::prefetch, step 1); the next one asks for what lies
+  // behind that (step 0). With three steps (Deep true) all of it moves one event further ahead: target and
+  // packet of the fourth, then steps 2, 1 and 0, so that each step can read what the step before brought in.
+  template <bool Deep, class Queue>
+  static void look_ahead(const Queue& q) {
+    const auto* next = q.peek_ready();
+    if (!next) return;
+    if (const auto* after = q.peek_ready(1)) {
+      if (const auto* third = q.peek_ready(2)) {
+        if constexpr (Deep) {
+          if (const auto* fourth = q.peek_ready(3)) prefetch_event(fourth);
+          third->target->prefetch(third->kind(), third->data, 2);
+        } else {
+          prefetch_event(third);
         }
-        after->target->prefetch(after->kind(), after->data, 1);
       }
-      next->target->prefetch(next->kind(), next->data, 0);
+      after->target->prefetch(after->kind(), after->data, 1);
     }
+    next->target->prefetch(next->kind(), next->data, 0);
+  }
+  template <class E>
+  static void prefetch_event(const E* e) {
+    __builtin_prefetch(e->target);
+    // Only what looks like a pointer: an integer argument (a port number) would send the prefetch to page
+    // zero, and a prefetch that misses the TLB still walks the page tables.
+    if (e->data >= 4096) __builtin_prefetch(reinterpret_cast<const void*>(e->data));
+  }
+  template <class Queue>
+  void prefetch_ahead(const Queue& q) const {
+    if (prefetch_steps_ == 0) return;
+    if (prefetch_steps_ == 3) look_ahead<true>(q);
+    else look_ahead<false>(q);
   }
   void count_event() {
     // The wall clock is read once every 64K events, so progress costs nothing measurable.
@@ -194,7 +212,7 @@ class Fabric : public sc_core::sc_module {
   bool stop_ = false;
   bool hit_limit_ = false;
   bool running_ = false;  // inside run_due_events
-  bool prefetch_ = true;
+  std::uint8_t prefetch_steps_ = 2;
   std::uint64_t late_external_ = 0;
   std::uint64_t events_ = 0;
   std::function<void()> progress_;

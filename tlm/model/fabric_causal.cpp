@@ -52,7 +52,7 @@ void Fabric::run_causal_events() {
     const CausalEvent e = causal_queue_->pop();
     now_ = e.time;
     ctx_ = CausalContext{e.time, e.hash, 0};
-    if (prefetch_) prefetch_ahead(*causal_queue_);
+    prefetch_ahead(*causal_queue_);
     e.target->on_event(e.kind(), e.data);
     count_event();
   }

@@ -100,6 +100,7 @@ void Nic::on_event(std::uint32_t kind, std::uint64_t data) {
 }
 
 void Nic::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const {
+  if (step > 1) return;
   if (kind == kReceive) {
     // Step 1: the flow record, the transport object, the input link and the hot state's other lines; step
     // 0: the ring slot the credit return writes, and the transport's state of the flow.

@@ -5,6 +5,30 @@
 
 namespace netasic {
 
+inline int Switch::hashed_output(const Packet* p, std::uint32_t dst_switch, bool plain_routes) const {
+  if (!plain_routes || (p->type == PacketType::data && !hash_routes_)) return -1;
+  std::uint32_t n = 0;
+  const std::uint16_t* c = routing_.next_hops(id_, dst_switch, n);
+  return n == 0 ? -1 : ctx_.hash_pick(c, n, p);
+}
+
+inline void Switch::prefetch_output_lines(std::uint16_t o, const Packet* p) const {
+  __builtin_prefetch(&out_ports_[o]);
+  __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);
+  __builtin_prefetch(&port_links_[o]);
+  __builtin_prefetch(&egress_[std::size_t{o} * config_.egress_queues + egress_queue_of(p)]);
+}
+
+inline int Switch::prefetch_arrival_step0(const Packet* p, std::uint32_t dst_switch, bool plain_routes) const {
+  const std::uint16_t i = p->in_port;
+  if (const Link* in = port_links_[i].in) in->prefetch_return_slot();
+  if (dst_switch != id_) return hashed_output(p, dst_switch, plain_routes);
+  __builtin_prefetch(&voqs_[voq_index(i, routing_.host_port(p->dst_host), p->vc)]);
+  return -1;
+}
+
+// With two steps (the default) arrivals are handled here; with three (set_prefetch_steps(3)) in
+// prefetch_arrival_deep. A transmit-done is the same at steps 1 and 0 either way; step 2 comes only with three.
 void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const {
   const bool plain_routes = !routing_.has_groups() && !routing_.up_down() && !flowcut_;
   if (kind == kArrive) {
@@ -12,8 +36,12 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
     // besides the route, bring in what that grant touches: the output port, the VOQ, the egress queue,
     // the output link's credit state, and the input's state and link (the credit goes back at grant).
     const Packet* p = reinterpret_cast<const Packet*>(data);
-    const std::uint16_t i = p->in_port;
     const std::uint32_t dst_switch = routing_.host_switch(p->dst_host);
+    if (deep_prefetch_) {
+      prefetch_arrival_deep(p, dst_switch, plain_routes, step);
+      return;
+    }
+    const std::uint16_t i = p->in_port;
     const bool local = dst_switch == id_;
     if (step == 1) {
       // Both lines of the input port: the arrival adds to the fill (first) and checks it against the peak and
@@ -25,25 +53,23 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
       else if (plain_routes) __builtin_prefetch(routing_.next_hops_entry(id_, dst_switch));
       return;
     }
-    // Step 0: the credit-return slot on the input link; for a local host, the VOQ; otherwise the port
-    // the hash picks (the same choice as route() where that choice is a pure function of the packet: a
-    // hash-only policy, or any packet other than data), with its VOQ.
-    if (const Link* in = port_links_[i].in) in->prefetch_return_slot();
-    if (local) {
-      __builtin_prefetch(&voqs_[voq_index(i, routing_.host_port(p->dst_host), p->vc)]);
-      return;
-    }
-    if (!plain_routes) return;
-    if (p->type == PacketType::data && !hash_routes_) return;
-    std::uint32_t n = 0;
-    const std::uint16_t* c = routing_.next_hops(id_, dst_switch, n);
-    if (n == 0) return;
-    const std::uint16_t o = ctx_.hash_pick(c, n, p);
-    prefetch_output(o, p);
-    __builtin_prefetch(&voqs_[voq_index(i, o, p->type == PacketType::data ? 1 : 0)]);
+    // Step 0: as with three steps, and for a remote host the lines of the port the hash picks, with its VOQ.
+    const int o = prefetch_arrival_step0(p, dst_switch, plain_routes);
+    if (o < 0) return;
+    prefetch_output(static_cast<std::uint16_t>(o), p);
+    __builtin_prefetch(&voqs_[voq_index(i, static_cast<std::uint16_t>(o), p->type == PacketType::data ? 1 : 0)]);
   } else if (kind == kTxDone) {
     const auto o = static_cast<std::uint16_t>(data);
     const std::size_t base = std::size_t{o} * config_.egress_queues;
+    if (step == 2) {
+      // Only prefetches: what step 1 reads, the port, its link entry and the counts of the control and first
+      // data queues.
+      __builtin_prefetch(&out_ports_[o]);
+      __builtin_prefetch(&port_links_[o]);
+      __builtin_prefetch(&egress_[base]);
+      __builtin_prefetch(&egress_[base + 1]);
+      return;
+    }
     if (step == 1) {
       // The port, the receiving port's state behind its link (from a small per-switch array that stays
       // in cache: the transmission writes it), and the first entries of the control and first data
@@ -63,6 +89,42 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
     if (egress_[base + 1].count) __builtin_prefetch(egress_front(base + 1).packet);
     prefetch_grant(o, 0);
   }
+}
+
+// Three steps: the lines the two-step hooks bring in, one event earlier, so that no step waits on a line it
+// asked for itself (docs/performance.md, "A third prefetch step").
+void Switch::prefetch_arrival_deep(const Packet* p, std::uint32_t dst_switch, bool plain_routes,
+                                   unsigned step) const {
+  const std::uint16_t i = p->in_port;
+  const bool local = dst_switch == id_;
+  if (step == 2) {
+    // Only prefetches: the input port's two lines, the per-port link entries step 1 reads, and for a local
+    // host the output's lines, else the route entry.
+    __builtin_prefetch(&in_ports_[i]);
+    __builtin_prefetch(reinterpret_cast<const char*>(&in_ports_[i]) + 64);
+    __builtin_prefetch(&port_links_[i]);
+    if (local) prefetch_output_lines(routing_.host_port(p->dst_host), p);
+    else if (plain_routes) __builtin_prefetch(routing_.next_hops_entry(id_, dst_switch));
+    return;
+  }
+  if (step == 1) {
+    // The link entries and the route entry are in: the input link's hot line, the output link's state, and
+    // for a remote host the lines of the port the hash picks with its VOQ.
+    if (const Link* in = port_links_[i].in) in->prefetch_hot();
+    if (local) {
+      if (const Link* out = port_links_[routing_.host_port(p->dst_host)].out) out->prefetch_state();
+      return;
+    }
+    const int o = hashed_output(p, dst_switch, plain_routes);
+    if (o < 0) return;
+    prefetch_output_lines(static_cast<std::uint16_t>(o), p);
+    __builtin_prefetch(&voqs_[voq_index(i, static_cast<std::uint16_t>(o), p->type == PacketType::data ? 1 : 0)]);
+    return;
+  }
+  // Step 0: and for a remote host the picked output link's first line (read).
+  const int o = prefetch_arrival_step0(p, dst_switch, plain_routes);
+  if (o < 0) return;
+  if (const Link* out = port_links_[static_cast<std::uint16_t>(o)].out) out->load_state();
 }
 
 void Switch::prefetch_grant(std::uint16_t o, unsigned step) const {

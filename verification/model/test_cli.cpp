@@ -111,10 +111,11 @@ TEST(Cli, HugePagesDoNotChangeResults) {
             without_wall_clock(nlohmann::json::parse(slurp(b + "/summary.json")))["packets"]);
 }
 
-// The event loop's prefetch steps (sim.prefetch) change speed only: the same flows and ports either way, and the
-// log says which was chosen (auto: off on this small fabric).
+// The event loop's prefetch steps (sim.prefetch) change speed only: the same flows and ports with two steps,
+// three or none, and the log says which was chosen (auto: off on this small fabric).
 TEST(Cli, PrefetchStepsDoNotChangeResults) {
-  const std::string a = out_dir("prefetch_on"), b = out_dir("prefetch_off"), c = out_dir("prefetch_auto");
+  const std::string a = out_dir("prefetch_on"), b = out_dir("prefetch_off"), c = out_dir("prefetch_auto"),
+                    d = out_dir("prefetch_deep");
   const Result on = netasic_cmd("--log-level info run " + kSmall + " --set sim.prefetch=on --out " + a);
   ASSERT_EQ(on.status, 0) << on.output;
   EXPECT_NE(on.output.find("prefetch steps on ("), std::string::npos) << on.output;
@@ -125,10 +126,28 @@ TEST(Cli, PrefetchStepsDoNotChangeResults) {
   ASSERT_EQ(automatic.status, 0) << automatic.output;
   EXPECT_NE(automatic.output.find("prefetch steps off ("), std::string::npos) << automatic.output;
   EXPECT_NE(automatic.output.find("sim.prefetch = auto)"), std::string::npos) << automatic.output;
+  const Result deep = netasic_cmd("--log-level info run " + kSmall + " --set sim.prefetch=deep --out " + d);
+  ASSERT_EQ(deep.status, 0) << deep.output;
+  EXPECT_NE(deep.output.find("prefetch steps deep ("), std::string::npos) << deep.output;
   for (const char* file : {"/flows.csv", "/ports.csv"}) {
     EXPECT_EQ(slurp(a + file), slurp(b + file)) << file;
     EXPECT_EQ(slurp(a + file), slurp(c + file)) << file;
+    EXPECT_EQ(slurp(a + file), slurp(d + file)) << file;
   }
+}
+
+// auto picks the steps by the fabric's switch ports (docs/performance.md): two steps above 1,500, three above
+// 10,000. Fat trees of k = 16 (5,120 ports) and k = 22 (13,310), run for one simulated microsecond.
+TEST(Cli, PrefetchStepsFollowTheFabricSize) {
+  const std::string tiny = " --set workload.size_bytes=4096 --set sim.max_time_us=1 --quiet --out ";
+  const Result mid = netasic_cmd("--log-level info run --set topology.fat_tree.k=16" + tiny + out_dir("prefetch_k16"));
+  ASSERT_EQ(mid.status, 0) << mid.output;
+  EXPECT_NE(mid.output.find("prefetch steps on (5120 switch ports, sim.prefetch = auto)"), std::string::npos)
+      << mid.output;
+  const Result large = netasic_cmd("--log-level info run --set topology.fat_tree.k=22" + tiny + out_dir("prefetch_k22"));
+  ASSERT_EQ(large.status, 0) << large.output;
+  EXPECT_NE(large.output.find("prefetch steps deep (13310 switch ports, sim.prefetch = auto)"), std::string::npos)
+      << large.output;
 }
 
 // Several processes that a launcher says were started together but that MPI does not join (a build without MPI,
