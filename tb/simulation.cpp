@@ -107,8 +107,9 @@ void Simulation::elaborate() {
 
 // sim.prefetch: the event loop's prefetch steps pay once the fabric's per-port state outgrows the caches, and a
 // third step once it is far past them. Measured on fat trees (docs/performance.md, "Prefetch steps by fabric
-// size" and "A third prefetch step"): off is faster at 1,250 switch ports and below, on at 2,160 and above; three
-// steps are slower than two at 5,120 switch ports, even at 10,000, faster at 17,280 and above.
+// size" and "A third hook step on the largest fabrics"): off is faster at 1,250 switch ports and below, on at
+// 2,160 and above; three steps are slower than two at 5,120 switch ports, about even at 10,000, and faster or
+// even at 17,280 and 40,960.
 void Simulation::choose_prefetch(const Scenario& s) {
   std::size_t ports = 0;
   for (const auto& sw : switches_) ports += sw->radix();

@@ -92,7 +92,7 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
 }
 
 // Three steps: the lines the two-step hooks bring in, one event earlier, so that no step waits on a line it
-// asked for itself (docs/performance.md, "A third prefetch step").
+// asked for itself (docs/performance.md, "A third hook step on the largest fabrics").
 void Switch::prefetch_arrival_deep(const Packet* p, std::uint32_t dst_switch, bool plain_routes,
                                    unsigned step) const {
   const std::uint16_t i = p->in_port;
