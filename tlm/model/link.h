@@ -149,7 +149,6 @@ class Link : public sc_core::sc_module, public EventTarget {
   // Bindings are complete: resolves what `out` is bound to (DirectReceiver), once, off the packet path.
   void end_of_elaboration() override;
   void prefetch(std::uint32_t, std::uint64_t, unsigned step) const override {
-    if (step > 1) return;
     if (step == 1) prefetch_state();
     // A credit arrival wakes the sender: what its retry touches.
     if (sender_) sender_->prefetch_credit(sender_port_, step);

@@ -126,8 +126,12 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   // inlined: GCC finds that a function of prefetches alone has no effect and drops a call to it.
   [[gnu::always_inline]] inline void prefetch_output_lines(std::uint16_t o, const Packet* p) const;
   // What a grant at o after a transmission or a credit touches first: step 1 the port and its VOQs of the
-  // data VC, step 0 the head packet the round-robin comes to (read), its input port and input link.
+  // data VC, step 0 the head packet the round-robin comes to (read), its input port and input link. With three
+  // steps: step 2 the port, step 1 the VOQ entry, input port and link entry of the input the round-robin comes
+  // to, step 0 its head packet (read) and input link.
   void prefetch_grant(std::uint16_t o, unsigned step) const;
+  // The input and VC the arbiter of o comes to first (reads the port's request masks); false when none requests.
+  [[gnu::always_inline]] inline bool grant_pick(std::uint16_t o, std::uint8_t& vc, std::uint16_t& i) const;
   void prefetch_credit(std::uint16_t port, unsigned step) const override { prefetch_grant(port, step); }
   void on_credit(std::uint16_t port) override;
 

@@ -62,12 +62,12 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
     const auto o = static_cast<std::uint16_t>(data);
     const std::size_t base = std::size_t{o} * config_.egress_queues;
     if (step == 2) {
-      // Only prefetches: what step 1 reads, the port, its link entry and the counts of the control and first
-      // data queues.
-      __builtin_prefetch(&out_ports_[o]);
+      // Only prefetches: what step 1 reads, the port's two lines (prefetch_grant), its link entry and the
+      // counts of the control and first data queues.
       __builtin_prefetch(&port_links_[o]);
       __builtin_prefetch(&egress_[base]);
       __builtin_prefetch(&egress_[base + 1]);
+      prefetch_grant(o, 2);
       return;
     }
     if (step == 1) {
@@ -127,21 +127,10 @@ void Switch::prefetch_arrival_deep(const Packet* p, std::uint32_t dst_switch, bo
   if (const Link* out = port_links_[static_cast<std::uint16_t>(o)].out) out->load_state();
 }
 
-void Switch::prefetch_grant(std::uint16_t o, unsigned step) const {
-  const std::uint8_t vcs = config_.vcs;
-  const std::uint8_t data_vc = static_cast<std::uint8_t>(vcs - 1);
-  if (step == 1) {
-    __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);  // the request masks
-    // The VOQs of the highest data VC (the arbiter's first data VC), when they fit in four lines.
-    if (config_.radix * sizeof(Fifo) <= 256) {
-      const char* v = reinterpret_cast<const char*>(&voqs_[voq_index(0, o, data_vc)]);
-      for (std::size_t b = 0; b < config_.radix * sizeof(Fifo); b += 64) __builtin_prefetch(v + b);
-    }
-    return;
-  }
-  // Step 0: the input the round-robin comes to, on the first VC with requests in the arbiter's order.
+inline bool Switch::grant_pick(std::uint16_t o, std::uint8_t& vc_out, std::uint16_t& i_out) const {
   const OutPort& op = out_ports_[o];
-  if (!op.requesting) return;
+  if (!op.requesting) return false;
+  const std::uint8_t vcs = config_.vcs;
   for (int k = 0; k < vcs; ++k) {
     const auto vc = static_cast<std::uint8_t>(k == 0 ? 0 : vcs - k);
     const std::uint64_t mask = op.request[vc];
@@ -154,17 +143,58 @@ void Switch::prefetch_grant(std::uint16_t o, unsigned step) const {
       const std::uint64_t w = wide_request_[(std::size_t{o} * config_.vcs + vc) * kWideWords + g];
       i = static_cast<std::uint16_t>(g * 64 + static_cast<unsigned>(__builtin_ctzll(w)));
     }
-    if (vc == data_vc) {
-      // Read, not prefetched (read_line): about 2% faster at 8,192 hosts (docs/performance.md, "Reads instead of
-      // prefetches").
-      if (const Packet* head = voqs_[voq_index(i, o, vc)].head) read_line(head);
-    } else {
-      __builtin_prefetch(&voqs_[voq_index(i, o, vc)]);
+    vc_out = vc;
+    i_out = i;
+    return true;
+  }
+  return false;
+}
+
+void Switch::prefetch_grant(std::uint16_t o, unsigned step) const {
+  const std::uint8_t data_vc = static_cast<std::uint8_t>(config_.vcs - 1);
+  if (deep_prefetch_) {
+    // Three steps: the port's lines (step 2), then the VOQ entry, input port and link entry of the input the
+    // round-robin comes to (step 1), then that VOQ's head packet (read) and the input link (step 0).
+    if (step == 2) {
+      __builtin_prefetch(&out_ports_[o]);
+      __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);  // the request masks
+      return;
     }
-    __builtin_prefetch(&in_ports_[i]);
+    std::uint8_t vc = 0;
+    std::uint16_t i = 0;
+    if (!grant_pick(o, vc, i)) return;
+    if (step == 1) {
+      __builtin_prefetch(&voqs_[voq_index(i, o, vc)]);
+      __builtin_prefetch(&in_ports_[i]);
+      __builtin_prefetch(&port_links_[i]);
+      return;
+    }
+    if (const Packet* head = voqs_[voq_index(i, o, vc)].head) read_line(head);
     if (const Link* in = port_links_[i].in) in->prefetch_hot();
     return;
   }
+  if (step == 1) {
+    __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);  // the request masks
+    // The VOQs of the highest data VC (the arbiter's first data VC), when they fit in four lines.
+    if (config_.radix * sizeof(Fifo) <= 256) {
+      const char* v = reinterpret_cast<const char*>(&voqs_[voq_index(0, o, data_vc)]);
+      for (std::size_t b = 0; b < config_.radix * sizeof(Fifo); b += 64) __builtin_prefetch(v + b);
+    }
+    return;
+  }
+  // Step 0: the input the round-robin comes to, on the first VC with requests in the arbiter's order.
+  std::uint8_t vc = 0;
+  std::uint16_t i = 0;
+  if (!grant_pick(o, vc, i)) return;
+  if (vc == data_vc) {
+    // Read, not prefetched (read_line): about 2% faster at 8,192 hosts (docs/performance.md, "Reads instead of
+    // prefetches").
+    if (const Packet* head = voqs_[voq_index(i, o, vc)].head) read_line(head);
+  } else {
+    __builtin_prefetch(&voqs_[voq_index(i, o, vc)]);
+  }
+  __builtin_prefetch(&in_ports_[i]);
+  if (const Link* in = port_links_[i].in) in->prefetch_hot();
 }
 
 void Switch::prefetch_output(std::uint16_t o, const Packet* p) const {
