@@ -105,13 +105,11 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   // Bindings are complete: looks up what each output is bound to, once, off the packet path.
   void start_of_simulation() override;
   void prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const override;
-  // With three steps (Fabric::set_prefetch_steps(3)) the hooks spread their work over steps 2, 1 and 0, each
-  // reading only what the step before brought in.
-  void set_prefetch_steps(unsigned steps) { deep_prefetch_ = steps == 3; }
   Ps event_packet_sent(std::uint32_t kind, std::uint64_t data) const override {
     return kind == kArrive ? reinterpret_cast<const Packet*>(data)->t_sent : kNever;
   }
-  // An arrival's hooks with three steps (set_prefetch_steps(3)).
+  // An arrival's hooks with three steps (the fabric's prefetch_steps() is 3: the hooks spread their work over
+  // steps 2, 1 and 0, each reading only what the step before brought in).
   void prefetch_arrival_deep(const Packet* p, std::uint32_t dst_switch, bool plain_routes, unsigned step) const;
   // Step 0 of an arrival with two steps or three: the credit-return slot on the input link, and for a local
   // host the VOQ. Returns hashed_output() for a remote host, else -1.
@@ -120,7 +118,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   // The output the hash picks for p, where route() makes that choice a pure function of the packet (plain
   // routes under a hash-only policy, or any packet other than data), else -1.
   [[gnu::always_inline]] inline int hashed_output(const Packet* p, std::uint32_t dst_switch, bool plain_routes) const;
-  // What a grant to o touches first (the output link's first line read, the rest prefetched).
+  // What a grant to o touches first: prefetch_output_lines, and the output link's first line read.
   void prefetch_output(std::uint16_t o, const Packet* p) const;
   // The lines of output o a grant of p touches, prefetched (the output link's line is not read). Always
   // inlined: GCC finds that a function of prefetches alone has no effect and drops a call to it.
@@ -406,7 +404,7 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   std::unique_ptr<FlowcutEngine> flowcut_;  // before policy_, which refers to it
   std::unique_ptr<RoutingFunction> policy_;
   bool hash_routes_ = false;  // policy_->hash_only(), beside what the arrival prefetch reads
-  bool deep_prefetch_ = false;  // set_prefetch_steps(3)
+  bool deep_prefetch_ = false;  // fabric_.prefetch_steps() == 3, read at start_of_simulation
   std::vector<boost::circular_buffer<Packet*>> local_control_;  // per output: frames generated here
   SwitchCounters counters_;
   std::unique_ptr<EgressFc> efc_;  // switch.flow_control other than none: data egress queues live here

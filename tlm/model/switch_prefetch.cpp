@@ -27,7 +27,7 @@ inline int Switch::prefetch_arrival_step0(const Packet* p, std::uint32_t dst_swi
   return -1;
 }
 
-// With two steps (the default) arrivals are handled here; with three (set_prefetch_steps(3)) in
+// With two steps (the default) arrivals are handled here; with three (Fabric::set_prefetch_steps(3)) in
 // prefetch_arrival_deep. A transmit-done is the same at steps 1 and 0 either way; step 2 comes only with three.
 void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const {
   const bool plain_routes = !routing_.has_groups() && !routing_.up_down() && !flowcut_;
@@ -198,9 +198,7 @@ void Switch::prefetch_grant(std::uint16_t o, unsigned step) const {
 }
 
 void Switch::prefetch_output(std::uint16_t o, const Packet* p) const {
-  __builtin_prefetch(&out_ports_[o]);
-  __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);
-  __builtin_prefetch(&egress_[std::size_t{o} * config_.egress_queues + egress_queue_of(p)]);
+  prefetch_output_lines(o, p);
   if (const Link* out = port_links_[o].out) out->load_state();
 }
 

@@ -135,6 +135,7 @@ void Switch::attach(std::uint16_t port, Link* in_link, Link* out_link) {
 }
 
 void Switch::start_of_simulation() {
+  deep_prefetch_ = fabric_.prefetch_steps() == 3;
   // Every link has resolved its receiver (Link::end_of_elaboration runs before this).
   for (std::uint16_t o = 0; o < config_.radix; ++o) {
     if (!out_ports_[o].link) continue;
