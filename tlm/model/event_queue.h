@@ -146,7 +146,12 @@ class CalendarQueue {
   }
   std::size_t buckets() const { return buckets_; }
 
-  void push_event(const E& e) {
+  // Always inlined, and the event's address is never taken on the ring's paths (a spill block's slot is
+  // found out of line, the event stored here): the caller's event is then built in registers and stored
+  // straight into its slot. Built on the stack field by field and reloaded in two 16-byte halves, it
+  // stalled each push on a store-to-load forward that fails, until the stores before it (often to a cold
+  // bucket) had drained.
+  __attribute__((always_inline)) void push_event(const E& e) {
     const Ps time = e.time;
     const std::uint64_t b = time >> kBucketShift;
     ++size_;
@@ -163,7 +168,7 @@ class CalendarQueue {
     } else if (b < current_ + buckets_) {
       ring_push(b, e);
     } else {
-      far_.push(e);
+      push_far(e);
     }
   }
   bool empty() const { return size_ == 0; }
@@ -190,16 +195,17 @@ class CalendarQueue {
   }
 
  private:
-  void ring_push(std::uint64_t b, const E& e) {
+  __attribute__((always_inline)) void ring_push(std::uint64_t b, const E& e) {
     const std::size_t i = b & (buckets_ - 1);
     const std::uint32_t c = count_[i]++;
     if (c < kSlots) slots_[i].e[c] = e;
-    else spill(i, c - kSlots, e);
+    else *spill_slot(i, c - kSlots) = e;
     ++ring_count_;
   }
-  // The k-th event past bucket i's slots goes into its chain of spill blocks; a new block comes from the
+  __attribute__((noinline)) void push_far(E e) { far_.push(e); }
+  // Where the k-th event past bucket i's slots goes: its chain of spill blocks; a new block comes from the
   // free list, where the blocks a run has just emptied are (so it is still in cache).
-  void spill(std::size_t i, std::uint32_t k, const E& e) {
+  __attribute__((noinline)) E* spill_slot(std::size_t i, std::uint32_t k) {
     Spill& s = spill_[i];
     if (k % kSlots == 0) {
       std::uint32_t b;
@@ -215,7 +221,7 @@ class CalendarQueue {
       else next_block_[s.tail] = b;
       s.tail = b;
     }
-    blocks_[s.tail].e[k % kSlots] = e;
+    return &blocks_[s.tail].e[k % kSlots];
   }
   // Copies bucket i's `n` spilled events to `out` and frees their blocks.
   void take_spill(std::size_t i, std::uint32_t n, E* out) {
