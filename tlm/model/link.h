@@ -166,7 +166,7 @@ class Link : public sc_core::sc_module, public EventTarget {
     read_line(&hot_);
     prefetch_lines_after_first();
   }
-  // Prefetches the receiver's per-port state (once prefetch_state's lines are in).
+  // Prefetches what the receiver's receive() reads (once prefetch_state's lines are in).
   void prefetch_receiver() const {
     if (hot_.rx.hint) __builtin_prefetch(hot_.rx.hint);
   }
@@ -179,7 +179,7 @@ class Link : public sc_core::sc_module, public EventTarget {
   void prefetch_return_slot() const {
     __builtin_prefetch(&hot_.returns[hot_.credit_tail & hot_.credit_mask], 1);
   }
-  // The receiver's per-port state (null for a target that is not one of the model's ports).
+  // What the receiver's receive() reads (null for a target that is not one of the model's ports).
   const void* receiver_hint() const { return hot_.rx.hint; }
   // The interface `in` is bound to: a sender whose socket reaches exactly this calls transmit() directly.
   const PacketFwIf* target_if() const { return &fw_; }

@@ -122,7 +122,7 @@ void Nic::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const 
       if (data_packet || ack) transport_->prefetch_flow(flows_.flows()[p->flow], ack);
     }
   } else if (kind == kTxDone) {
-    // Step 1: the output link and the hot state's other lines; step 0: the receiving switch port behind it.
+    // Step 1: the output link and the hot state's other lines; step 0: what the receiver behind it reads when the frame reaches it.
     if (!out_link_) return;
     if (step == 1) {
       prefetch_hot_lines();

@@ -12,9 +12,10 @@ void Switch::receive(std::uint16_t i, Packet* p, Ps delay) {
   p->in_port = i;
   p->in_vc = p->vc;
   p->in_size = p->size_bytes;
-  const Ps head = fabric_.now() + delay;
+  Fabric& fabric = *rx_.fabric;
+  const Ps head = fabric.now() + delay;
   p->t_tail = head + p->ser_ps;
-  fabric_.schedule(on_clock(head + config_.ingress_ps), this, kArrive, reinterpret_cast<std::uint64_t>(p));
+  fabric.schedule(on_clock(head + rx_.ingress_ps), this, kArrive, reinterpret_cast<std::uint64_t>(p));
 }
 
 void Switch::on_event(std::uint32_t kind, std::uint64_t data) {

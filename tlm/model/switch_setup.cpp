@@ -32,8 +32,10 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
   if (config_.vcs > kMaxVcs)
     throw InputError(fmt::format("switch {}: {} virtual channels, at most {}", id, config_.vcs, kMaxVcs));
   if (!(config_.clock_ghz > 0)) throw InputError("switch.clock_ghz must be > 0");
-  clock_ps_ = static_cast<Ps>(std::llround(1000.0 / config_.clock_ghz));
-  if (clock_ps_ == 0) clock_ps_ = 1;
+  rx_.fabric = &fabric_;
+  rx_.ingress_ps = config_.ingress_ps;
+  rx_.clock_ps = static_cast<Ps>(std::llround(1000.0 / config_.clock_ghz));
+  if (rx_.clock_ps == 0) rx_.clock_ps = 1;
   if (config_.ingress_ps >= config_.latency_ps)
     throw InputError(fmt::format("switch.ingress_latency_ns ({} ns) must be below switch.latency_ns ({} ns)",
                                  ps_to_ns(config_.ingress_ps), ps_to_ns(config_.latency_ps)));
@@ -104,7 +106,7 @@ void Switch::build_routing() {
   if (config_.flowcut) {
     FlowcutOwner& owner = *this;
     flowcut_ = std::make_unique<FlowcutEngine>(*config_.flowcut, FlowcutSite::switch_asic, this->name(), owner,
-                                               fabric_, &ctx_, clock_ps_);
+                                               fabric_, &ctx_, rx_.clock_ps);
     local_control_.reserve(config_.radix);
     for (std::uint16_t p = 0; p < config_.radix; ++p) local_control_.emplace_back(config_.control_queue_packets);
   }

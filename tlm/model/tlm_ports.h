@@ -108,12 +108,12 @@ class NoBackwardPath : public PacketBwIf {
 // What a sender calls to hand a packet to the target its socket is bound to, with the delay from
 // Fabric::now() at which its head arrives (or its transmission starts, for a link). Resolved once
 // (resolve_receiver): for the model's own ports (PortTarget) a plain function call into the owner's
-// receive(), with the owner's per-port state as a prefetch hint; for any other target, a ForeignTarget.
+// receive(), with what that reads of the owner as a prefetch hint; for any other target, a ForeignTarget.
 struct DirectReceiver {
   using Fn = void (*)(void* owner, std::uint16_t port, Packet* p, Ps delay);
   Fn fn = nullptr;
   void* owner = nullptr;
-  const void* hint = nullptr;  // the receiver's per-port state (null: nothing to prefetch)
+  const void* hint = nullptr;  // what the receiver's receive() reads (null: nothing to prefetch)
   std::uint16_t port = 0;
   void operator()(Packet* p, Ps delay) const { fn(owner, port, p, delay); }
 };
@@ -162,7 +162,7 @@ inline DirectReceiver resolve_receiver(PacketFwIf* fw, ForeignTarget& foreign, F
 // SystemC process or a foreign component the model called: it brings the fabric to the caller's time
 // (Fabric::enter), hands the packet on, and wakes the fabric for what that scheduled (Fabric::leave).
 // `Owner` has `Fabric& fabric_`, `receive` (returning void, or false when the packet was dropped as
-// corrupted), and `const void* rx_hint(std::uint16_t port) const` naming its per-port state.
+// corrupted), and `const void* rx_hint(std::uint16_t port) const` naming what its receive() reads (the first line).
 template <class Owner>
 class PortTarget : public PacketFwIf, public DirectTarget {
  public:
