@@ -99,36 +99,53 @@ void Nic::on_event(std::uint32_t kind, std::uint64_t data) {
   }
 }
 
+// Each step prefetches what the step after it reads, by level: 0 the lines the event reads first, 1 the lines
+// behind those, 2 (three steps only, Fabric::set_prefetch_steps) the lines behind those.
+// - A delivery: level 0 the hot state's other lines, the flow record, the transport object and the input
+//   link's state; level 1 the ring slot the credit return writes and the transport's state of the flow;
+//   level 2 the output link's state (an ACK, or the one a data packet turns into, is sent next).
+// - A transmit-done: level 0 the hot state's other lines and the output link's state; level 1 what the
+//   receiver behind that link reads when the frame reaches it, and with three steps the transport object
+//   and the record of the active flow whose turn it is; level 2 the transport's state of that flow (the
+//   chain a data packet's send reads: active list, flow record, transport slot).
 void Nic::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const {
-  if (step > 1) return;
+  const unsigned level = (deep_prefetch_ ? 2u : 1u) - step;
   if (kind == kReceive) {
-    // Step 1: the flow record, the transport object, the input link and the hot state's other lines; step
-    // 0: the ring slot the credit return writes, and the transport's state of the flow.
     if (!in_link_) return;
     const Packet* p = reinterpret_cast<const Packet*>(data);
-    const bool data_packet = p->type == PacketType::data;
     const bool ack = p->type == PacketType::ack || p->type == PacketType::nack;
-    if (step == 1) {
+    const bool of_flow = ack || p->type == PacketType::data;
+    if (level == 0) {
       prefetch_hot_lines();
-      if (data_packet || ack) {
+      if (of_flow) {
         const char* f = reinterpret_cast<const char*>(&flows_.flows()[p->flow]);
         __builtin_prefetch(f);
         __builtin_prefetch(f + 64);
         __builtin_prefetch(transport_.get());
       }
       in_link_->prefetch_state();
-    } else {
+    } else if (level == 1) {
       in_link_->prefetch_return_slot();
-      if (data_packet || ack) transport_->prefetch_flow(flows_.flows()[p->flow], ack);
+      if (of_flow) transport_->prefetch_flow(flows_.flows()[p->flow], ack);
+    } else if (out_link_) {
+      out_link_->prefetch_state();
     }
   } else if (kind == kTxDone) {
-    // Step 1: the output link and the hot state's other lines; step 0: what the receiver behind it reads when the frame reaches it.
     if (!out_link_) return;
-    if (step == 1) {
+    if (level == 0) {
       prefetch_hot_lines();
       out_link_->prefetch_state();
+      return;
+    }
+    if (level == 1) out_link_->prefetch_receiver();
+    if (!deep_prefetch_ || active_.empty()) return;
+    const Flow& f = flows_.flows()[active_[rr_ < active_.size() ? rr_ : 0]];
+    if (level == 1) {
+      __builtin_prefetch(transport_.get());
+      __builtin_prefetch(&f);
+      __builtin_prefetch(reinterpret_cast<const char*>(&f) + 64);
     } else {
-      out_link_->prefetch_receiver();
+      transport_->prefetch_flow(f, true);
     }
   }
 }

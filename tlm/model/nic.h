@@ -139,6 +139,7 @@ struct NicHotState {
   std::uint32_t rr_ = 0;               // the active flow whose turn it is
   std::uint32_t data_credit_bytes_;    // the credit a data packet needs at most (MTU and header)
   bool tx_pending_ = false;
+  bool deep_prefetch_ = false;  // fabric_.prefetch_steps() == 3, read at start_of_simulation
 };
 
 // The NIC-only Flowcut variant runs the one Flowcut engine at its NIC site, with the NIC as its
@@ -202,6 +203,7 @@ class alignas(64) Nic : public EventTarget,
   void start_of_simulation() override {  // bindings are complete
     out_fw_ = out.operator->();
     foreign_.bind(out_fw_, &fabric_);
+    deep_prefetch_ = fabric_.prefetch_steps() == 3;
   }
   void prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const override;
   void prefetch_hot_lines() const {
