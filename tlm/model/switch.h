@@ -365,8 +365,8 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   double internal_ps_per_byte_;
 
   // Per port, what the prefetch hooks start from: the links on both sides (as in in_ports_ and out_ports_,
-  // whose lines the hooks are about to prefetch) and what the receiver behind the output link reads when a frame reaches it.
-  // 24 bytes a port, so a switch's stay in cache.
+  // whose lines the hooks are about to prefetch) and what the receiver behind the output link reads when a frame
+  // reaches it. 24 bytes a port, so a switch's stay in cache.
   struct PortLinks {
     Link* in = nullptr;
     Link* out = nullptr;
