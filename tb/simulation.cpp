@@ -120,7 +120,7 @@ void Simulation::choose_prefetch(const Scenario& s) {
                                            : PrefetchSteps::off;
   }
   const unsigned steps = mode == PrefetchSteps::deep ? 3 : mode == PrefetchSteps::on ? 2 : 0;
-  fabric_->set_prefetch_steps(steps);  // the switches read it at start_of_simulation
+  fabric_->set_prefetch_steps(steps);  // switches and NICs read it at start_of_simulation
   netasic::log(LogLevel::info, "prefetch steps {} ({} switch ports, sim.prefetch = {})",
                steps == 3 ? "deep" : steps == 2 ? "on" : "off", ports, s.string("sim.prefetch"));
 }

@@ -73,8 +73,8 @@ class Fabric : public sc_core::sc_module {
   }
   Ps window() const { return window_ps_; }
   // How many events ahead of the running one prefetch_ahead looks: 0 (off), 2 (the default) or 3. Speed only:
-  // results do not depend on it. Set it before the simulation starts: a target whose hooks differ with three
-  // steps (Switch) reads it at start_of_simulation.
+  // results do not depend on it. Set it before the simulation starts: the targets whose hooks differ with
+  // three steps (Switch, Nic) read it at start_of_simulation.
   void set_prefetch_steps(unsigned steps) { prefetch_steps_ = static_cast<std::uint8_t>(steps == 3 ? 3 : steps ? 2 : 0); }
   unsigned prefetch_steps() const { return prefetch_steps_; }
   void set_window_listener(WindowListener* listener) { window_listener_ = listener; }

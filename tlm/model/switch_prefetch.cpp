@@ -72,8 +72,8 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
     }
     if (step == 1) {
       // The port, what the receiver behind its link reads when the transmission reaches it (its address
-      // from a small per-switch array that stays in cache), and the first entries of the control and first data
-      // queues (their heads read from the switch's egress-queue array, small enough to stay in cache).
+      // from a small per-switch array that stays in cache), and the first entries of the control and first
+      // data queues (their heads read from the switch's egress-queue array, small enough to stay in cache).
       __builtin_prefetch(&out_ports_[o]);
       if (const void* rx = port_links_[o].out_rx) __builtin_prefetch(rx);
       if (egress_[base].count) __builtin_prefetch(&egress_front(base));
