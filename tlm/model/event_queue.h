@@ -223,18 +223,6 @@ class CalendarQueue {
     }
     return &blocks_[s.tail].e[k % kSlots];
   }
-  // Copies bucket i's `n` spilled events to `out` and frees their blocks.
-  void take_spill(std::size_t i, std::uint32_t n, E* out) {
-    std::uint32_t b = spill_[i].head;
-    for (;;) {
-      const std::uint32_t m = std::min<std::uint32_t>(n, kSlots);
-      out = std::copy(blocks_[b].e, blocks_[b].e + m, out);
-      free_blocks_.push_back(b);
-      n -= m;
-      if (n == 0) return;
-      b = next_block_[b];
-    }
-  }
   // Makes room for `more` events after end_ in the buffer (rare: the buffer keeps its size); [cur_, end_)
   // lies in it.
   void grow_now(std::size_t more) {
@@ -280,16 +268,21 @@ class CalendarQueue {
       if (n == 0) continue;
       count_[i] = 0;
       ring_count_ -= n;
+      bool sorted = false;
       if (n <= kSlots) {
         cur_ = slots_[i].e;
         end_ = cur_ + n;
         room_end_ = cur_ + kSlots;
         in_slots_ = true;
+      } else if (kPushedInOrder && n > kInsertionSortMax) {
+        take_sorted_by_time(i, n);
+        sorted = true;
       } else {
         cur_ = end_ = now_.data();
         if (n > now_.size()) grow_now(n);
-        E* out = std::copy(slots_[i].e, slots_[i].e + kSlots, now_.data());
-        take_spill(i, n - kSlots, out);
+        E* out = now_.data();
+        for_each_in_bucket(i, n, [&out](const E& e) { *out++ = e; });
+        release_spill(i, n);
         end_ = cur_ + n;
         room_end_ = now_.data() + now_.size();
         in_slots_ = false;
@@ -298,14 +291,59 @@ class CalendarQueue {
       const Bucket& next = slots_[(current_ + 1) & (buckets_ - 1)];
       for (std::size_t line = 0; line < sizeof(Bucket); line += 64)
         __builtin_prefetch(reinterpret_cast<const char*>(&next) + line);
-      sort_now();
+      if (!sorted) sort_now();
       return;
     }
   }
+  // A bucket of a queue pushed in order holds its events in push order, except that those moved in from the
+  // far heap come first: in (time, sequence) order among themselves, and pushed before any event pushed
+  // straight into the bucket (a push reaches the bucket only once it is inside the ring's horizon, and the
+  // advance that brings it inside moves all of its far events). So simultaneous events already stand in
+  // scheduling order, and a stable sort by time alone orders the bucket exactly. The bucket fixes a time's
+  // upper bits: a counting sort on its low kBucketShift bits moves the events from the slots and spill
+  // blocks straight into the buffer, in two passes and no comparisons (std::sort of 32-byte events was 5%
+  // of a 3,456-host run).
+  void take_sorted_by_time(std::size_t i, std::uint32_t n) {
+    cur_ = end_ = now_.data();
+    if (n > now_.size()) grow_now(n);
+    constexpr Ps kLow = (Ps{1} << kBucketShift) - 1;
+    std::uint32_t at[(1 << kBucketShift) + 1] = {};
+    for_each_in_bucket(i, n, [&at](const E& e) { ++at[(e.time & kLow) + 1]; });
+    for (std::size_t t = 1; t <= kLow; ++t) at[t] += at[t - 1];
+    E* const out = now_.data();
+    for_each_in_bucket(i, n, [&at, out](const E& e) { out[at[e.time & kLow]++] = e; });
+    release_spill(i, n);
+    cur_ = out;
+    end_ = out + n;
+    room_end_ = out + now_.size();
+    in_slots_ = false;
+  }
+  // Calls f on bucket i's n events (more than its slots) in push order: its slots, then its spill blocks.
+  template <class F>
+  void for_each_in_bucket(std::size_t i, std::uint32_t n, F f) const {
+    for (std::uint32_t k = 0; k < kSlots; ++k) f(slots_[i].e[k]);
+    n -= kSlots;
+    for (std::uint32_t b = spill_[i].head;; b = next_block_[b]) {
+      const std::uint32_t m = std::min<std::uint32_t>(n, kSlots);
+      for (std::uint32_t k = 0; k < m; ++k) f(blocks_[b].e[k]);
+      n -= m;
+      if (n == 0) return;
+    }
+  }
+  // Frees the spill blocks of bucket i, which held n events (more than its slots), first block first.
+  void release_spill(std::size_t i, std::uint32_t n) {
+    std::uint32_t b = spill_[i].head;
+    for (std::uint32_t m = n - kSlots;; b = next_block_[b]) {
+      free_blocks_.push_back(b);
+      if (m <= kSlots) return;
+      m -= kSlots;
+    }
+  }
+  static constexpr std::size_t kInsertionSortMax = 32;
   void sort_now() {
     E* const first = cur_;
     const std::size_t n = static_cast<std::size_t>(end_ - first);
-    if (n > 32) {
+    if (n > kInsertionSortMax) {
       // Large buckets are mostly simultaneous events scheduled in order (a burst of flow starts).
       if (std::is_sorted(first, end_, [](const E& a, const E& b) { return a.before(b); })) return;
       std::sort(first, end_, [](const E& a, const E& b) { return a.before(b); });

@@ -19,7 +19,8 @@ struct Ref {
 };
 
 void check_against_reference(std::uint64_t seed, Ps max_delay, int rounds,
-                             std::size_t buckets = EventQueue::kDefaultBuckets, std::uint64_t max_push = 4) {
+                             std::size_t buckets = EventQueue::kDefaultBuckets, std::uint64_t max_push = 4,
+                             Ps grain = 1) {
   EventQueue q(buckets);
   Rng rng(seed, 1);
   std::vector<Ref> pending;
@@ -30,7 +31,7 @@ void check_against_reference(std::uint64_t seed, Ps max_delay, int rounds,
     // Schedule a few events relative to the current time (some at the current time itself).
     const int n = static_cast<int>(rng.below(max_push));
     for (int k = 0; k < n; ++k) {
-      const Ps at = now + (rng.below(5) == 0 ? 0 : rng.below(max_delay));
+      const Ps at = now + (rng.below(5) == 0 ? 0 : rng.below(max_delay / grain) * grain);
       q.push(at, nullptr, 0, next_data);
       pending.push_back(Ref{at, order++, next_data++});
     }
@@ -49,6 +50,17 @@ void check_against_reference(std::uint64_t seed, Ps max_delay, int rounds,
   }
   EXPECT_EQ(q.size(), pending.size());
   EXPECT_GT(popped, rounds / 3);
+  // Then the rest, to the last event.
+  std::sort(pending.begin(), pending.end(),
+            [](const Ref& a, const Ref& b) { return std::tie(a.time, a.order) < std::tie(b.time, b.order); });
+  for (const Ref& want : pending) {
+    ASSERT_FALSE(q.empty());
+    const Event e = q.pop();
+    ASSERT_EQ(e.time, want.time) << "pop " << popped;
+    ASSERT_EQ(e.data, want.data) << "pop " << popped << " at " << e.time;
+    ++popped;
+  }
+  EXPECT_TRUE(q.empty());
 }
 
 TEST(EventQueue, MatchesSortedReferenceWithinOneBucket) { check_against_reference(1, 200, 20000); }
@@ -62,6 +74,14 @@ TEST(EventQueue, CrowdedBucketsMatchSortedReference) {
   // Up to 40 events scheduled at a time within 8 ns (32 buckets): buckets hold far more events than
   // their fixed slots, and the rest go to the overflow.
   check_against_reference(5, 8 * kPsPerNs, 5000, EventQueue::kDefaultBuckets, 41);
+}
+
+TEST(EventQueue, CrowdedBucketsWithFarEventsMatchSortedReference) {
+  // Crowded buckets (up to 40 events pushed at a time) on the smallest ring (about 262 ns), with delays up
+  // to 400 ns in whole nanoseconds (like clock edges): buckets of more than 32 events are sorted by time
+  // alone, and many of them hold events moved in from the far heap and events pushed straight into the
+  // ring at the same time, which must run in scheduling order.
+  check_against_reference(6, 400 * kPsPerNs, 3000, EventQueue::kMinBuckets, 41, kPsPerNs);
 }
 
 TEST(EventQueue, SmallestRingMatchesSortedReference) {
