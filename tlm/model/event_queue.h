@@ -287,10 +287,11 @@ class CalendarQueue {
         room_end_ = now_.data() + now_.size();
         in_slots_ = false;
       }
-      // The buckets that follow are read in turn: start bringing in the next one's slots.
-      const Bucket& next = slots_[(current_ + 1) & (buckets_ - 1)];
-      for (std::size_t line = 0; line < sizeof(Bucket); line += 64)
-        __builtin_prefetch(reinterpret_cast<const char*>(&next) + line);
+      // The buckets that follow are read in turn: start bringing in the next one's slots, and its first
+      // spill block if it has one.
+      const std::size_t ni = (current_ + 1) & (buckets_ - 1);
+      prefetch_bucket(slots_[ni]);
+      if (count_[ni] > kSlots) prefetch_bucket(blocks_[spill_[ni].head]);
       if (!sorted) sort_now();
       return;
     }
@@ -370,6 +371,10 @@ class CalendarQueue {
   struct alignas(64) Bucket {
     E e[kSlots];
   };
+  static void prefetch_bucket(const Bucket& b) {
+    for (std::size_t line = 0; line < sizeof(Bucket); line += 64)
+      __builtin_prefetch(reinterpret_cast<const char*>(&b) + line);
+  }
   std::vector<std::uint32_t> count_;
   std::vector<Bucket> slots_;
   struct Spill {
