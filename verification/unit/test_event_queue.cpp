@@ -18,6 +18,8 @@ struct Ref {
   std::uint64_t data;
 };
 
+bool runs_before(const Ref& a, const Ref& b) { return std::tie(a.time, a.order) < std::tie(b.time, b.order); }
+
 void check_against_reference(std::uint64_t seed, Ps max_delay, int rounds,
                              std::size_t buckets = EventQueue::kDefaultBuckets, std::uint64_t max_push = 4,
                              Ps grain = 1) {
@@ -36,9 +38,7 @@ void check_against_reference(std::uint64_t seed, Ps max_delay, int rounds,
       pending.push_back(Ref{at, order++, next_data++});
     }
     if (!pending.empty() && rng.below(3) != 0) {
-      auto it = std::min_element(pending.begin(), pending.end(), [](const Ref& a, const Ref& b) {
-        return std::tie(a.time, a.order) < std::tie(b.time, b.order);
-      });
+      auto it = std::min_element(pending.begin(), pending.end(), runs_before);
       ASSERT_FALSE(q.empty());
       const Event e = q.pop();
       ASSERT_EQ(e.time, it->time) << "pop " << popped;
@@ -51,8 +51,7 @@ void check_against_reference(std::uint64_t seed, Ps max_delay, int rounds,
   EXPECT_EQ(q.size(), pending.size());
   EXPECT_GT(popped, rounds / 3);
   // Then the rest, to the last event.
-  std::sort(pending.begin(), pending.end(),
-            [](const Ref& a, const Ref& b) { return std::tie(a.time, a.order) < std::tie(b.time, b.order); });
+  std::sort(pending.begin(), pending.end(), runs_before);
   for (const Ref& want : pending) {
     ASSERT_FALSE(q.empty());
     const Event e = q.pop();
