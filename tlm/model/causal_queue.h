@@ -55,6 +55,6 @@ struct CausalEvent {
 };
 
 // The calendar queue (event_queue.h) in the causal order.
-using CausalQueue = CalendarQueue<CausalEvent, false>;
+using CausalQueue = CalendarQueue<CausalEvent, AsIs<CausalEvent>, false>;
 
 }  // namespace netasic

@@ -1,4 +1,4 @@
-// The fabric's own event queue, ordered by (time, sequence number).
+// The fabric's own event queue, ordered by (time, scheduling order).
 //
 // Why not one sc_event per port: SystemC 2.3's timed-event queue is a binary heap of pointers compared
 // through a function pointer; with thousands of pending events its heapify dominates the run (see
@@ -8,8 +8,9 @@
 // (serialization, propagation, pipeline latency), so time is cut into buckets of 2^kBucketShift ps in a
 // ring of buckets; a push appends to its bucket (O(1)); when the run reaches a bucket, its
 // events are sorted and taken in order. Events beyond the ring's horizon wait in a 4-ary heap and move
-// into the ring as it reaches them. The sequence number makes simultaneous events run in scheduling order,
-// so a run is deterministic whatever the bucket layout.
+// into the ring as it reaches them. Simultaneous events run in scheduling order (a bucket keeps its
+// events in push order, and the far heap numbers its own), so a run is deterministic whatever the bucket
+// layout.
 //
 // The ring's horizon is a trade: every slot of the ring is written once per turn, so the memory a turn
 // walks through grows with the horizon times the event rate (16.8 us spilled out of the caches on a
@@ -19,6 +20,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "tlm/common/units.h"
@@ -27,8 +29,8 @@ namespace netasic {
 
 class EventTarget;
 
-// 32 bytes, two to a cache line. `key` is the sequence number shifted left by 8 with the kind in the low
-// byte: sequence numbers are unique, so (time, key) orders events exactly as (time, seq).
+// An event as it runs (and as the far heap holds it). `key` is the kind in the low byte and, in the far
+// heap, the far heap's own push number above it (its order among simultaneous far events).
 struct Event {
   Ps time;
   std::uint64_t key;
@@ -36,8 +38,39 @@ struct Event {
   std::uint64_t data;  // a Packet* or an integer argument, by kind
 
   std::uint32_t kind() const { return static_cast<std::uint32_t>(key & 0xff); }
-  std::uint64_t seq() const { return key >> 8; }
   bool before(const Event& o) const { return time < o.time || (time == o.time && key < o.key); }
+};
+
+// An event as the ring stores it, 16 bytes (four to a cache line): the bucket fixes the time but for its
+// low 8 bits, and the target's address fits in 48 bits, which leaves the top 16 bits of its word to the
+// kind and those 8 bits of time. The ring of a large fabric is read back cold, so its size is its cost.
+struct PackedEvent {
+  std::uint64_t head;  // target address (bits 0-47), kind (48-55), time's offset in its bucket (56-63)
+  std::uint64_t data;
+};
+
+// How a calendar queue stores events of type E in its ring (the bucket being run and the far heap hold E):
+// as they are, or packed (PackedEvent). low(s): the time's bits below the bucket; load(s, base): the event
+// again, `base` the time its bucket starts at.
+template <class E>
+struct AsIs {
+  using Stored = E;
+  static Stored store(const E& e) { return e; }
+  static E load(const Stored& s, Ps /*base*/) { return s; }
+  static std::uint32_t low(const Stored& s) { return static_cast<std::uint32_t>(s.time & 0xff); }
+};
+struct Packed {
+  using Stored = PackedEvent;
+  static constexpr std::uint64_t kAddress = (std::uint64_t{1} << 48) - 1;
+  static Stored store(const Event& e) {
+    return PackedEvent{reinterpret_cast<std::uintptr_t>(e.target) | (e.key & 0xff) << 48 | (e.time & 0xff) << 56,
+                       e.data};
+  }
+  static Event load(const Stored& s, Ps base) {
+    return Event{base | (s.head >> 56), (s.head >> 48) & 0xff, reinterpret_cast<EventTarget*>(s.head & kAddress),
+                 s.data};
+  }
+  static std::uint32_t low(const Stored& s) { return static_cast<std::uint32_t>(s.head >> 56); }
 };
 
 // A prefetch hook's read of a line the next event uses first, where reading it measured faster than
@@ -121,10 +154,13 @@ class BasicEventHeap {
 };
 
 // The calendar queue, for events of type E (Event, or the causal order's CausalEvent): E has a `time` and
-// before(); `kPushedInOrder`: an event pushed later never goes before an earlier-pushed one of the same time
-// (the sequence number), so a push into the bucket being run compares times only.
-template <class E, bool kPushedInOrder>
+// before(); `Store` says how the ring stores them (AsIs<E> or Packed); `kPushedInOrder`: an event pushed later
+// never goes before an earlier-pushed one of the same time (the default order), so a push into the bucket
+// being run compares times only, and so does the sort of a bucket.
+template <class E, class Store, bool kPushedInOrder>
 class CalendarQueue {
+  using S = typename Store::Stored;
+
  public:
   // 256 ps buckets hold a handful of events even on a 1024-host fabric at full load.
   static constexpr unsigned kBucketShift = 8;
@@ -134,7 +170,8 @@ class CalendarQueue {
 
   // A power of two of buckets, kMinBuckets..kMaxBuckets.
   explicit CalendarQueue(std::size_t buckets = kDefaultBuckets)
-      : buckets_(buckets), count_(buckets, 0), slots_(buckets), spill_(buckets) {}
+      : buckets_(buckets), count_(buckets, 0), slots_(buckets), spill_(buckets), now_(4 * kSlots),
+        cur_(now_.data()), end_(cur_), room_end_(cur_ + now_.size()) {}
   // Not copied: the bucket being run is held by pointers into the queue's own buffer.
   CalendarQueue(const CalendarQueue&) = delete;
   CalendarQueue& operator=(const CalendarQueue&) = delete;
@@ -156,9 +193,10 @@ class CalendarQueue {
     const std::uint64_t b = time >> kBucketShift;
     ++size_;
     if (b <= current_) {
-      // Into the bucket being run (an event is never scheduled before the current time). Pushed in order,
-      // it goes after every event of the same or an earlier time.
-      if (end_ == room_end_) make_room();
+      // Into the bucket being run (or, from outside the model, an earlier one: the run may have looked
+      // ahead to a later bucket before it stopped). Pushed in order, it goes after every event of the
+      // same or an earlier time.
+      if (end_ == room_end_) grow_now(1);
       E* j = end_++;
       while (j > cur_ && (kPushedInOrder ? time < j[-1].time : e.before(j[-1]))) {
         *j = j[-1];
@@ -166,7 +204,7 @@ class CalendarQueue {
       }
       *j = e;
     } else if (b < current_ + buckets_) {
-      ring_push(b, e);
+      ring_push(b, Store::store(e));
     } else {
       push_far(e);
     }
@@ -185,9 +223,7 @@ class CalendarQueue {
   }
   // Room for `n` events in the bucket being run before it has to grow.
   void reserve(std::size_t n) {
-    if (n <= now_.size()) return;
-    if (in_slots_) now_.resize(n);
-    else grow_now(n - now_.size());
+    if (n > now_.size()) grow_now(n - now_.size());
   }
   // The next event when it is already in the bucket being run (nothing is moved), else null.
   const E* peek_ready(std::size_t ahead = 0) const {
@@ -195,17 +231,21 @@ class CalendarQueue {
   }
 
  private:
-  __attribute__((always_inline)) void ring_push(std::uint64_t b, const E& e) {
+  // The far heap keeps full events; a queue pushed in order numbers them here.
+  __attribute__((noinline)) void push_far(E e) {
+    if constexpr (kPushedInOrder) e.key = (far_seq_++ << 8) | (e.key & 0xff);
+    far_.push(e);
+  }
+  __attribute__((always_inline)) void ring_push(std::uint64_t b, const S& s) {
     const std::size_t i = b & (buckets_ - 1);
     const std::uint32_t c = count_[i]++;
-    if (c < kSlots) slots_[i].e[c] = e;
-    else *spill_slot(i, c - kSlots) = e;
+    if (c < kSlots) slots_[i].e[c] = s;
+    else *spill_slot(i, c - kSlots) = s;
     ++ring_count_;
   }
-  __attribute__((noinline)) void push_far(E e) { far_.push(e); }
   // Where the k-th event past bucket i's slots goes: its chain of spill blocks; a new block comes from the
   // free list, where the blocks a run has just emptied are (so it is still in cache).
-  __attribute__((noinline)) E* spill_slot(std::size_t i, std::uint32_t k) {
+  __attribute__((noinline)) S* spill_slot(std::size_t i, std::uint32_t k) {
     Spill& s = spill_[i];
     if (k % kSlots == 0) {
       std::uint32_t b;
@@ -233,23 +273,7 @@ class CalendarQueue {
     end_ = now_.data() + end;
     room_end_ = now_.data() + now_.size();
   }
-  // A push into the bucket being run found no room after it (rare). Run from its ring slots, the bucket
-  // moves into the buffer; in the buffer, the buffer grows.
-  void make_room() {
-    if (in_slots_) {
-      const std::size_t n = static_cast<std::size_t>(end_ - cur_);
-      if (n >= now_.size()) now_.resize(std::max(now_.size() * 2, n + 1));
-      std::copy(cur_, end_, now_.data());
-      cur_ = now_.data();
-      end_ = cur_ + n;
-      room_end_ = now_.data() + now_.size();
-      in_slots_ = false;
-    }
-    if (end_ == room_end_) grow_now(1);
-  }
-  // Moves to the next non-empty bucket and makes it the current, sorted one. A bucket within its slots is
-  // run where it is (nothing is copied: the ring does not write its slots again before it comes round to
-  // them, so pushes into the bucket being run take its free slots); a larger one is copied into the buffer.
+  // Moves to the next non-empty bucket and makes it the current one: its events, sorted, in the buffer.
   void advance() {
     for (;;) {
       if (ring_count_ == 0) {
@@ -261,57 +285,52 @@ class CalendarQueue {
       // Far events that now fall inside the ring's horizon move in (those of this bucket too).
       while (!far_.empty() && (far_.top().time >> kBucketShift) < current_ + buckets_) {
         const E e = far_.pop();
-        ring_push(e.time >> kBucketShift, e);
+        ring_push(e.time >> kBucketShift, Store::store(e));
       }
       const std::size_t i = current_ & (buckets_ - 1);
       const std::uint32_t n = count_[i];
       if (n == 0) continue;
       count_[i] = 0;
       ring_count_ -= n;
-      bool sorted = false;
-      if (n <= kSlots) {
-        cur_ = slots_[i].e;
-        end_ = cur_ + n;
-        room_end_ = cur_ + kSlots;
-        in_slots_ = true;
+      cur_ = end_ = now_.data();
+      if (n > now_.size()) grow_now(n);
+      const Ps base = Ps{current_} << kBucketShift;
+      E* const out = now_.data();
+      const bool counting = kPushedInOrder && n > kInsertionSortMax;
+      if (counting) {
+        sort_by_time_into(i, n, base, out);
+      } else if (n <= kSlots) {
+        for (std::uint32_t k = 0; k < n; ++k) out[k] = Store::load(slots_[i].e[k], base);
       } else {
-        cur_ = end_ = now_.data();
-        if (n > now_.size()) grow_now(n);
-        if (kPushedInOrder && n > kInsertionSortMax) {
-          sort_by_time_into(i, n, now_.data());
-          sorted = true;
-        } else {
-          E* out = now_.data();
-          for_each_in_bucket(i, n, [&out](const E& e) { *out++ = e; });
-        }
-        release_spill(i, n);
-        end_ = cur_ + n;
-        room_end_ = now_.data() + now_.size();
-        in_slots_ = false;
+        E* o = out;
+        for_each_in_bucket(i, n, [&o, base](const S& s) { *o++ = Store::load(s, base); });
       }
+      if (n > kSlots) release_spill(i, n);
+      end_ = cur_ + n;
+      room_end_ = now_.data() + now_.size();
       // The buckets that follow are read in turn: start bringing in the next one's slots, and its first
       // spill block if it has one.
       const std::size_t ni = (current_ + 1) & (buckets_ - 1);
       prefetch_bucket(slots_[ni]);
       if (count_[ni] > kSlots) prefetch_bucket(blocks_[spill_[ni].head]);
-      if (!sorted) sort_now();
+      if (!counting) sort_now();
       return;
     }
   }
   // A bucket of a queue pushed in order holds its events in push order, except that those moved in from the
-  // far heap come first: in (time, sequence) order among themselves, and pushed before any event pushed
+  // far heap come first: in (time, push order) among themselves, and pushed before any event pushed
   // straight into the bucket (a push reaches the bucket only once it is inside the ring's horizon, and the
   // advance that brings it inside moves all of its far events). So simultaneous events already stand in
   // scheduling order, and a stable sort by time alone orders the bucket exactly. The bucket fixes a time's
   // upper bits: a counting sort on its low kBucketShift bits moves bucket i's n events from the slots and
   // spill blocks straight to `out`, in two passes and no comparisons (std::sort of 32-byte events was 5% of a
   // 3,456-host run).
-  void sort_by_time_into(std::size_t i, std::uint32_t n, E* out) const {
-    constexpr Ps kLow = (Ps{1} << kBucketShift) - 1;
-    std::uint32_t at[(1 << kBucketShift) + 1] = {};
-    for_each_in_bucket(i, n, [&at](const E& e) { ++at[(e.time & kLow) + 1]; });
+  void sort_by_time_into(std::size_t i, std::uint32_t n, Ps base, E* out) const {
+    constexpr std::uint32_t kLow = (1u << kBucketShift) - 1;
+    std::uint32_t at[kLow + 2] = {};
+    for_each_in_bucket(i, n, [&at](const S& s) { ++at[Store::low(s) + 1]; });
     for (std::size_t t = 1; t <= kLow; ++t) at[t] += at[t - 1];
-    for_each_in_bucket(i, n, [&at, out](const E& e) { out[at[e.time & kLow]++] = e; });
+    for_each_in_bucket(i, n, [&at, out, base](const S& s) { out[at[Store::low(s)]++] = Store::load(s, base); });
   }
   // Calls f on bucket i's n events (more than its slots) in push order: its slots, then its spill blocks.
   template <class F>
@@ -335,20 +354,21 @@ class CalendarQueue {
     }
   }
   static constexpr std::size_t kInsertionSortMax = 32;
+  static bool runs_before(const E& a, const E& b) { return kPushedInOrder ? a.time < b.time : a.before(b); }
   void sort_now() {
     E* const first = cur_;
     const std::size_t n = static_cast<std::size_t>(end_ - first);
     if (n > kInsertionSortMax) {
       // Large buckets are mostly simultaneous events scheduled in order (a burst of flow starts).
-      if (std::is_sorted(first, end_, [](const E& a, const E& b) { return a.before(b); })) return;
-      std::sort(first, end_, [](const E& a, const E& b) { return a.before(b); });
+      if (std::is_sorted(first, end_, runs_before)) return;
+      std::sort(first, end_, runs_before);
       return;
     }
-    // A bucket holds a few events, mostly in order already: insertion sort.
+    // A bucket holds a few events, mostly in order already: insertion sort (stable).
     for (std::size_t i = 1; i < n; ++i) {
       const E e = first[i];
       std::size_t j = i;
-      while (j > 0 && e.before(first[j - 1])) {
+      while (j > 0 && runs_before(e, first[j - 1])) {
         first[j] = first[j - 1];
         --j;
       }
@@ -360,10 +380,11 @@ class CalendarQueue {
   // The ring: per bucket, its event count (a small dense array that stays in cache), its first kSlots
   // events in a fixed block of one array (so a push writes one line and the run reads the buckets in
   // address order), and any further events in a chain of spill blocks of kSlots events (on small fabrics
-  // rare; from a few thousand hosts on, most buckets spill).
-  static constexpr std::uint32_t kSlots = 8;
+  // rare; from a few thousand hosts on, most buckets spill). A block is 256 bytes: 16 packed events, or 8
+  // larger ones.
+  static constexpr std::uint32_t kSlots = sizeof(S) <= 16 ? 16 : 8;
   struct alignas(64) Bucket {
-    E e[kSlots];
+    S e[kSlots];
   };
   static void prefetch_bucket(const Bucket& b) {
     for (std::size_t line = 0; line < sizeof(Bucket); line += 64)
@@ -378,14 +399,14 @@ class CalendarQueue {
   std::vector<Bucket> blocks_;               // spill blocks, shared by all buckets
   std::vector<std::uint32_t> next_block_;    // the block after each one in its bucket's chain
   std::vector<std::uint32_t> free_blocks_;   // a stack: the last freed is the first taken
-  // The bucket being run, sorted, in [cur_, end_): in its own ring slots when it fits them, else in the
-  // buffer now_ (whose size is its capacity); *cur_ is next.
+  // The bucket being run, sorted, in [cur_, end_) of the buffer now_ (whose size is its capacity); *cur_ is
+  // next.
   std::vector<E> now_;
-  E* cur_ = nullptr;
-  E* end_ = nullptr;
-  E* room_end_ = nullptr;  // where pushes into the bucket being run must stop (its slots' or now_'s end)
-  bool in_slots_ = false;  // [cur_, end_) lies in the bucket's ring slots, not in now_
+  E* cur_;
+  E* end_;
+  E* room_end_;  // where pushes into the bucket being run must stop (now_'s end)
   BasicEventHeap<E> far_;
+  std::uint64_t far_seq_ = 0;  // the far heap's push number (queues pushed in order)
   std::uint64_t current_ = 0;  // absolute index of the bucket being run
   std::size_t ring_count_ = 0;
   std::size_t size_ = 0;
@@ -393,16 +414,20 @@ class CalendarQueue {
 
 using EventHeap = BasicEventHeap<Event>;
 
-// The default order: (time, sequence number of the push).
-class EventQueue : public CalendarQueue<Event, true> {
+// The default order: time, then the order of the pushes. The ring stores events packed (PackedEvent), which
+// needs a target address that fits in 48 bits, as user-space addresses do on x86-64 and AArch64.
+class EventQueue : public CalendarQueue<Event, Packed, true> {
  public:
   using CalendarQueue::CalendarQueue;
   void push(Ps time, EventTarget* target, std::uint32_t kind, std::uint64_t data) {
-    push_event(Event{time, (seq_++ << 8) | (kind & kMaxKind), target, data});
+    if (__builtin_expect((reinterpret_cast<std::uintptr_t>(target) & ~Packed::kAddress) != 0, 0)) wide_target();
+    push_event(Event{time, kind & kMaxKind, target, data});
   }
 
  private:
-  std::uint64_t seq_ = 0;
+  [[noreturn]] __attribute__((noinline, cold)) static void wide_target() {
+    throw std::logic_error("event queue: an event target's address does not fit in 48 bits");
+  }
 };
 
 }  // namespace netasic
