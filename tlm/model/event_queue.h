@@ -167,6 +167,7 @@ class CalendarQueue {
   static constexpr std::size_t kDefaultBuckets = 1 << 13;  // about 2.1 us
   static constexpr std::size_t kMinBuckets = 1 << 10, kMaxBuckets = 1 << 16;
   static constexpr std::uint32_t kMaxKind = 0xff;
+  static_assert(kBucketShift == 8, "a stored event keeps the time's bits below its bucket in one byte (Store::low)");
 
   // A power of two of buckets, kMinBuckets..kMaxBuckets.
   explicit CalendarQueue(std::size_t buckets = kDefaultBuckets)
