@@ -367,12 +367,13 @@ class CalendarQueue {
     }
     // A bucket holds a few events, mostly in order already: insertion sort (stable).
     for (std::size_t i = 1; i < n; ++i) {
+      if (!runs_before(first[i], first[i - 1])) continue;  // in place already: no copy
       const E e = first[i];
       std::size_t j = i;
-      while (j > 0 && runs_before(e, first[j - 1])) {
+      do {
         first[j] = first[j - 1];
         --j;
-      }
+      } while (j > 0 && runs_before(e, first[j - 1]));
       first[j] = e;
     }
   }

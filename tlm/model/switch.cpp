@@ -477,8 +477,11 @@ Packet* Switch::egress_pop(std::uint16_t o, std::uint32_t q) {
   if (--e.count == 0) {
     e.head = 0;
     set_bit(out_ports_[o].egress_nonempty, q, false);
-  } else if (++e.head == cap) {
-    e.head = 0;
+  } else {
+    if (++e.head == cap) e.head = 0;
+    // The new head leaves at the next transmission, a serialization or more from now: its packet, read then,
+    // is by that time out of the nearer caches (docs/performance.md, "A prefetch that needs no hook").
+    __builtin_prefetch(egress_slots_[eq * cap + e.head].packet);
   }
   if (q != 0) set_bit(out_ports_[o].data_slot_free, q, data_slot_free(eq));
   return p;
