@@ -479,8 +479,9 @@ Packet* Switch::egress_pop(std::uint16_t o, std::uint32_t q) {
     set_bit(out_ports_[o].egress_nonempty, q, false);
   } else {
     if (++e.head == cap) e.head = 0;
-    // The new head leaves at the next transmission, a serialization or more from now: its packet, read then,
-    // is by that time out of the nearer caches (docs/performance.md, "A prefetch that needs no hook").
+    // The new head leaves at the port's next transmission, a serialization or more from now, which reads its
+    // packet. Pushed at its grant, the packet is out of the nearer caches by now: start bringing it in
+    // (docs/performance.md, "A prefetch that needs no hook").
     __builtin_prefetch(egress_slots_[eq * cap + e.head].packet);
   }
   if (q != 0) set_bit(out_ports_[o].data_slot_free, q, data_slot_free(eq));
