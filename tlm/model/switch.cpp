@@ -482,7 +482,7 @@ Packet* Switch::egress_pop(std::uint16_t o, std::uint32_t q) {
     // The new head leaves at the port's next transmission, a serialization or more from now, which reads its
     // packet. Pushed at its grant, the packet is out of the nearer caches by now: start bringing it in
     // (docs/performance.md, "A prefetch that needs no hook").
-    __builtin_prefetch(egress_slots_[eq * cap + e.head].packet);
+    __builtin_prefetch(egress_front(eq).packet);
   }
   if (q != 0) set_bit(out_ports_[o].data_slot_free, q, data_slot_free(eq));
   return p;
