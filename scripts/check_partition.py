@@ -44,11 +44,22 @@ def run(netasic, scenario, ranks, out_dir, mpi):
         cmd += ["--set", assignment]
     cmd += ["--out", out_dir, "--quiet"]
     env = None
+    session = None
     if ranks and mpi:
         cmd = ["mpirun", "--oversubscribe", "-n", str(ranks)] + cmd
+        # Each mpirun gets a session directory of its own. By default all of a user's mpiruns share
+        # /tmp/ompi.<host>.<uid>, and the first to finish removes it while another is creating its own
+        # subdirectory in it ("A call to mkdir was unable to create the desired directory"), which fails
+        # that run when two run side by side (-j 2). A short path: PMIx puts its sockets there.
+        session = tempfile.mkdtemp(prefix="ompi-")
         env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-                   OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_mpi_yield_when_idle="1")
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                   OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_mpi_yield_when_idle="1",
+                   OMPI_MCA_orte_tmpdir_base=session, TMPDIR=session)
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    finally:
+        if session:
+            shutil.rmtree(session, ignore_errors=True)
     return proc.returncode, proc.stderr.strip(), " ".join(cmd)
 
 
