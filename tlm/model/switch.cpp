@@ -12,10 +12,10 @@ void Switch::receive(std::uint16_t i, Packet* p, Ps delay) {
   p->in_port = i;
   p->in_vc = p->vc;
   p->in_size = p->size_bytes;
-  Fabric& fabric = *rx_.fabric;
+  Fabric& fabric = fabric_;
   const Ps head = fabric.now() + delay;
   p->t_tail = head + p->ser_ps;
-  fabric.schedule(on_clock(head + rx_.ingress_ps), this, kArrive, reinterpret_cast<std::uint64_t>(p));
+  fabric.schedule(on_clock(head + ingress_ps_), this, kArrive, reinterpret_cast<std::uint64_t>(p));
 }
 
 void Switch::on_event(std::uint32_t kind, std::uint64_t data) {
@@ -46,7 +46,7 @@ void Switch::arrive(Packet* p) {
   InPort& ip = in_ports_[p->in_port];
   const std::uint64_t fill = ip.fill[p->in_vc] += p->in_size;
   if (fill > ip.max_fill[p->in_vc]) ip.max_fill[p->in_vc] = fill;
-  if (config_.lossless && fill > ip.buffer[p->in_vc]) input_overflow(p);
+  if (lossless_ && fill > ip.buffer[p->in_vc]) input_overflow(p);
   if (efc_) {
     if (p->type == PacketType::pause || p->type == PacketType::resume) return fc_frame_in(p);
     if (p->type == PacketType::data) {
@@ -76,10 +76,10 @@ void Switch::input_overflow(const Packet* p) const {
 }
 
 void Switch::enqueue(Packet* p, std::uint16_t o) {
-  if (!config_.lossless) {
+  if (!lossless_) {
     // Drop-tail: the output's queue for this class (VOQ share plus egress) is full.
-    const std::size_t q = std::size_t{o} * config_.egress_queues + egress_queue_of(p);
-    if (queued_bytes_[q] + p->size_bytes > config_.egress_queue_bytes) {
+    const std::size_t q = std::size_t{o} * egress_queues_ + egress_queue_of(p);
+    if (queued_bytes_[q] + p->size_bytes > egress_queue_bytes_) {
       ++counters_.packets_dropped;
       release_input(p);
       fabric_.pool().put(p);
@@ -148,7 +148,7 @@ void Switch::assign_vc(Packet* p, std::uint16_t o) {
   // A telemetry PTM waits in the data queues, as the data of its path would: its accumulated delay measures
   // them (Mizrahi et al. III). On the control VC it would pass every data queue and measure nothing.
   if (p->type == PacketType::data || p->type == PacketType::ptm) {
-    p->vc = static_cast<std::uint8_t>(1 + std::min<int>(p->global_hops, config_.vcs - 2));
+    p->vc = static_cast<std::uint8_t>(1 + std::min<int>(p->global_hops, vcs_ - 2));
     if (routing_.is_global_port(id_, o)) ++p->global_hops;
   } else {
     p->vc = 0;
@@ -161,8 +161,8 @@ template <bool Wide>
 void Switch::grant_ports(std::uint16_t o) {
   OutPort& op = out_ports_[o];
   Link* link = op.link;
-  const std::uint8_t vcs = config_.vcs;
-  const std::uint32_t nq = config_.egress_queues;
+  const std::uint8_t vcs = vcs_;
+  const std::uint32_t nq = egress_queues_;
   const std::size_t base = std::size_t{o} * nq;
   for (;;) {
     bool granted = false;
@@ -176,17 +176,17 @@ void Switch::grant_ports(std::uint16_t o) {
       const auto vc = static_cast<std::uint8_t>(step == 0 ? 0 : vcs - step);
       if (vc == 0 && local_control_waits(o)) {
         // Frames this switch generated (Flowcut ACKs, FGFC) go first: they hold no input buffer.
-        Packet* c = local_control_[o].front();
+        Packet* c = local_queues_[o].front();
         const std::size_t eq = base;
         if (egress_room(0, eq, c, false) && link->has_credit(0, c->size_bytes)) {
-          local_control_[o].pop_front();
+          local_queues_[o].pop_front();
           link->take_credits(0, c->size_bytes);
           c->t_ready = on_clock(fabric_.now() + xbar_ps_);
           c->t_tail = 0;
           egress_push(o, 0, c);
           op.backlog += c->size_bytes;
           op.max_backlog = std::max(op.max_backlog, op.backlog);
-          if (!config_.lossless) queued_bytes_[eq] += c->size_bytes;
+          if (!lossless_) queued_bytes_[eq] += c->size_bytes;
           ++op.egress_packets;
           granted = true;
           continue;
@@ -198,7 +198,7 @@ void Switch::grant_ports(std::uint16_t o) {
       const bool shared = efc_ && vc != 0;
       if (vc != 0) {
         if (data_room < 0)
-          data_room = efc_ ? efc_->room(config_.max_packet_bytes) : any_data_slot_free(op);
+          data_room = efc_ ? efc_->room(max_packet_bytes_) : any_data_slot_free(op);
         if (!data_room) continue;
       }
       if (!shared && !link->has_credit(vc, kMinPacketBytes)) continue;
@@ -234,7 +234,7 @@ void Switch::grant_ports(std::uint16_t o) {
     // Done when nothing was granted, or when nothing requests the output any more (another round would only
     // read: try_grant's test).
     if (!granted || (!op.requesting && !local_control_waits(o))) {
-      if (!fc_out_.empty()) send_fc_frames();
+      if (efc_ && !fc_out_.empty()) send_fc_frames();
       return;
     }
   }
@@ -251,7 +251,7 @@ void Switch::grant_alone(std::uint16_t o, Packet* p) {
   OutPort& op = out_ports_[o];
   Link* link = op.link;
   const std::uint8_t vc = p->vc;
-  const std::size_t base = std::size_t{o} * config_.egress_queues;
+  const std::size_t base = std::size_t{o} * egress_queues_;
   const std::size_t eq = base + egress_queue_of(p);
   // In grant_ports' order: a data VC needs a free data slot somewhere first, then the VC's credit, the head's
   // egress queue, the head's credit.
@@ -264,7 +264,7 @@ void Switch::grant_alone(std::uint16_t o, Packet* p) {
 void Switch::transmit_next(std::uint16_t o) {
   OutPort& op = out_ports_[o];
   const Ps now = fabric_.now();
-  const std::size_t base = std::size_t{o} * config_.egress_queues;
+  const std::size_t base = std::size_t{o} * egress_queues_;
   // A packet counts as eligible once it is through the crossbar (t_ready). Control goes first, then the
   // data queues round-robin, among eligible heads; only when no head is eligible does the link commit
   // to the head that gets through first (so an idle port never waits for one packet while another is
@@ -297,7 +297,7 @@ void Switch::transmit_next(std::uint16_t o) {
   if (q == kNoQueue) q = earliest;
   if (q != 0) op.rr_queue = static_cast<std::uint16_t>(q);
   Packet* p = egress_pop(o, q);
-  if (!config_.lossless) queued_bytes_[base + q] -= p->size_bytes;
+  if (!lossless_) queued_bytes_[base + q] -= p->size_bytes;
   --op.egress_packets;
   op.backlog -= p->size_bytes;
   send(o, p);
@@ -322,7 +322,7 @@ void Switch::try_transmit_fc(std::uint16_t o) {
   }
   // Control first; then the data queues EgressFc schedules (stopped queues are passed over). Data takes
   // its downstream credit here, so a stopped queue never holds credit that a running one could use.
-  const std::size_t base = std::size_t{o} * config_.egress_queues;
+  const std::size_t base = std::size_t{o} * egress_queues_;
   const bool control = (op.egress_nonempty[0] & 1) != 0;
   const bool control_ready = control && egress_front(base).ready <= now;
   Packet* p = nullptr;
@@ -352,7 +352,7 @@ void Switch::try_transmit_fc(std::uint16_t o) {
 void Switch::add_queuing_delay(Packet* p, Ps start) const {
   if (p->type != PacketType::data && p->type != PacketType::ptm && p->type != PacketType::ptr) return;
   if (p->t_tail < p->ser_ps) return;
-  const Ps earliest = on_clock(on_clock(p->t_tail - p->ser_ps + config_.ingress_ps) + xbar_ps_);
+  const Ps earliest = on_clock(on_clock(p->t_tail - p->ser_ps + ingress_ps_) + xbar_ps_);
   if (start > earliest) p->tm_delay_ns += static_cast<std::uint32_t>((start - earliest + 500) / 1000);
 }
 
@@ -455,9 +455,9 @@ void Switch::inject_control(Packet* p, std::uint16_t o) {
 }
 
 void Switch::egress_push(std::uint16_t o, std::uint32_t q, Packet* p) {
-  const std::size_t eq = std::size_t{o} * config_.egress_queues + q;
+  const std::size_t eq = std::size_t{o} * egress_queues_ + q;
   EgressQueue& e = egress_[eq];
-  const std::uint32_t cap = config_.egress_queue_packets;
+  const std::uint32_t cap = egress_queue_packets_;
   std::uint32_t k = e.head + e.count;
   if (k >= cap) k -= cap;
   egress_slots_[eq * cap + k] = EgressEntry{p, p->t_ready};
@@ -469,9 +469,9 @@ void Switch::egress_push(std::uint16_t o, std::uint32_t q, Packet* p) {
 }
 
 Packet* Switch::egress_pop(std::uint16_t o, std::uint32_t q) {
-  const std::size_t eq = std::size_t{o} * config_.egress_queues + q;
+  const std::size_t eq = std::size_t{o} * egress_queues_ + q;
   EgressQueue& e = egress_[eq];
-  const std::uint32_t cap = config_.egress_queue_packets;
+  const std::uint32_t cap = egress_queue_packets_;
   Packet* p = egress_slots_[eq * cap + e.head].packet;
   e.bytes -= p->size_bytes;
   if (--e.count == 0) {

@@ -78,16 +78,160 @@ struct SwitchCounters {
   std::uint64_t ce_marked = 0;        // data packets this switch marked CE
 };
 
+// What a switch reads at every packet, in the four cache lines at the start of the object: the event
+// target's vtable pointer, then these fields (Switch derives from EventTarget first and from this second).
+// The event loop brings in the first line a few events ahead (the event's target); the rest is the per-port
+// arrays' addresses, the few configuration values the packet path reads, the mechanisms' pointers and the
+// counters. Before, they were spread over a dozen lines of a 1.5 KiB object (the sc_module's own state,
+// the configuration, the vectors' headers), which fell out of the caches on large fabrics
+// (docs/performance.md, "The switch's hot lines").
+struct SwitchHotState {
+  struct Fifo {
+    Packet* head = nullptr;
+    Packet* tail = nullptr;
+    void push(Packet* p) {
+      p->next = nullptr;
+      if (tail) tail->next = p; else head = p;
+      tail = p;
+    }
+    Packet* pop() {
+      Packet* p = head;
+      head = p->next;
+      if (!head) tail = nullptr;
+      p->next = nullptr;
+      return p;
+    }
+  };
+  using QueueBits = std::array<std::uint64_t, 2>;
+  static constexpr std::uint8_t kMaxVcs = 5;
+  // Per-output state, kept together in two cache lines so that serving a port touches little else: the
+  // transmitter and the egress side in the first, the arbiter's request masks in the second.
+  struct alignas(64) OutPort {
+    Link* link = nullptr;
+    // The forward interface bound to out[o], looked up at the start of simulation: one pointer beside the
+    // port's state instead of the socket's own (a cache line elsewhere) on every packet.
+    PacketFwIf* fw = nullptr;
+    Ps tx_free_at = 0;
+    std::uint64_t backlog = 0;  // bytes in VOQs for this output plus its egress queues
+    QueueBits egress_nonempty{};  // egress queues holding packets
+    std::uint32_t egress_packets = 0;
+    std::uint16_t rr_queue = 0;  // last data queue served
+    bool tx_pending = false;
+    std::uint8_t requesting = 0;  // bit vc: request[vc] is not empty
+    // Per VC: the input after the last one granted on that VC (the round-robin's start; 256 wraps to 0, which
+    // is where the round-robin goes after the last input anyway), indexed through rr_slot_. One pointer per
+    // VC: with a pointer shared by the VCs, a grant on VC 0 (an ACK stream on input i) moved the data VC's
+    // start back to i + 1 after every control packet, and the data inputs at or below i starved behind the
+    // ones above for as long as both streams lasted.
+    std::array<std::uint8_t, kMaxVcs> rr_input{};
+    QueueBits data_slot_free{};  // data egress queues with a free maximum-size slot
+    std::uint64_t max_backlog = 0;
+    std::array<std::uint64_t, kMaxVcs> request{};  // per VC: inputs with a non-empty VOQ to this output
+  };
+  static_assert(sizeof(OutPort) == 128, "an output port is two cache lines");
+  // Per-input state in two cache lines: what a grant and the release of the input buffer touch in the
+  // first, the arrival's bookkeeping (peak fill, buffer size) in the second.
+  struct alignas(64) InPort {
+    Link* link = nullptr;
+    Ps row_busy = 0;
+    std::uint32_t row = 0;
+    std::array<std::uint64_t, kMaxVcs> fill{};      // input buffer fill per VC
+    std::array<std::uint64_t, kMaxVcs> max_fill{};
+    std::array<std::uint32_t, kMaxVcs> buffer{};    // config_.vc_buffer_bytes
+  };
+  static_assert(sizeof(InPort) == 128, "an input port is two cache lines");
+  // Per port, what the prefetch hooks start from: the links on both sides (as in in_ports_ and out_ports_,
+  // whose lines the hooks are about to prefetch) and what the receiver behind the output link reads when a frame
+  // reaches it. 24 bytes a port, so a switch's stay in cache.
+  struct PortLinks {
+    Link* in = nullptr;
+    Link* out = nullptr;
+    const void* out_rx = nullptr;
+  };
+  // An egress queue entry keeps what the output's scheduler reads (when the packet is through the crossbar,
+  // its size) beside the pointer, so choosing the next packet touches no packet memory.
+  struct EgressEntry {
+    Packet* packet;
+    Ps ready;
+  };
+  // An egress queue: a ring of `egress_queue_packets` entries in one per-switch array (queue eq's entries at
+  // eq * egress_queue_packets), with its byte count. An emptied ring starts again at its first entry, so a
+  // queue that drains now and then keeps to its first cache lines instead of walking all of its slots.
+  struct EgressQueue {
+    std::uint64_t bytes = 0;
+    std::uint32_t head = 0;
+    std::uint32_t count = 0;
+  };
+
+  SwitchHotState(Fabric& fabric, const RoutingTable& routing, std::uint32_t id)
+      : fabric_(fabric), routing_(routing), id_(id) {}
+
+  // First line, after the vtable pointer: all that receive() reads (the upstream link calls it during the
+  // sender's event, and prefetches this line first: the receiver hint) and what the prefetch hooks start from.
+  Fabric& fabric_;
+  Ps ingress_ps_ = 0;  // config_.ingress_ps
+  Ps clock_ps_ = 1;
+  const RoutingTable& routing_;
+  std::unique_ptr<PortLinks[]> port_links_;  // [port]
+  std::unique_ptr<InPort[]> in_ports_;       // [port]
+  std::uint32_t id_;
+  std::uint16_t radix_ = 0;  // config_.radix
+  std::uint8_t vcs_ = 0;     // config_.vcs
+  bool deep_prefetch_ = false;  // fabric_.prefetch_steps() == 3, read at start_of_simulation
+  // Second line: the output side's arrays, the egress queues' geometry, the hash and the arbiter's pointers.
+  std::unique_ptr<OutPort[]> out_ports_;  // [port]
+  std::unique_ptr<Fifo[]> voqs_;          // voq_index(i, o, vc)
+  std::unique_ptr<EgressQueue[]> egress_;  // [o * egress_queues + q]
+  // [(o * egress_queues + q) * egress_queue_packets + k]; left uninitialized (only entries between a queue's head
+  // and its count are read), so building a large fabric does not write megabytes of slots never used.
+  std::unique_ptr<EgressEntry[]> egress_slots_;
+  std::uint32_t egress_queues_ = 0;         // config_.egress_queues
+  std::uint32_t egress_queue_packets_ = 0;  // config_.egress_queue_packets
+  std::uint32_t hash_salt_ = 0;
+  std::uint32_t data_queues_ = 0;  // egress queues minus the control queue
+  std::array<std::uint8_t, kMaxVcs> rr_slot_{};  // VC -> its round-robin pointer in OutPort::rr_input (all 0: shared)
+  bool hash_routes_ = false;   // policy_->hash_only()
+  bool plain_routes_ = false;  // no groups, no up*/down*, no Flowcut: the hooks may hash the route themselves
+  bool wide_ = false;          // radix above 64
+  // Third line: the mechanisms, the frames this switch generates, the crossbar's timing, the egress sizes.
+  std::unique_ptr<FlowcutEngine> flowcut_;  // before policy_, which refers to it
+  std::unique_ptr<RoutingFunction> policy_;
+  std::unique_ptr<EgressFc> efc_;  // switch.flow_control other than none: data egress queues live here
+  boost::circular_buffer<Packet*>* local_queues_ = nullptr;  // local_control_'s per output, null when none
+  Ps xbar_ps_ = 0;  // grant to egress-ready: latency minus ingress
+  double internal_ps_per_byte_ = 0;
+  std::unique_ptr<Ps[]> column_busy_;  // [row * radix + o]
+  std::uint32_t egress_queue_bytes_ = 0;  // config_.egress_queue_bytes
+  std::uint32_t max_packet_bytes_ = 0;    // config_.max_packet_bytes
+  // Fourth line: the counters a packet moves, ECN, and the switches' modes.
+  SwitchCounters counters_;
+  std::uint64_t ecn_threshold_ = 0;  // config_.ecn_threshold_bytes
+  bool lossless_ = true;        // config_.lossless
+  bool tiled_crossbar_ = true;  // config_.tiled_crossbar
+  bool telemetry_ = false;      // routing.policy = telemetry: packets accumulate their queuing delay
+};
+
 // The routing policy (RoutingFunction, created by name from the registry) picks a data packet's output
 // among its candidates; the Flowcut engine keeps the switch's Flowcut table (full-switch and ingress-only
 // variants), with the switch as its FlowcutOwner (control frames out, held packets back in).
-class Switch : public sc_core::sc_module, public EventTarget, public LinkSender, private FlowcutOwner {
+class alignas(64) Switch : public EventTarget,
+                           private SwitchHotState,
+                           public sc_core::sc_module,
+                           public LinkSender,
+                           private FlowcutOwner {
  public:
   std::vector<std::unique_ptr<TargetSocket>> in;
   std::vector<std::unique_ptr<InitiatorSocket>> out;
 
   Switch(const sc_core::sc_module_name& name, Fabric& fabric, const SwitchConfig& config,
          const RoutingTable& routing, std::uint32_t id, std::uint64_t seed);
+  // The mechanisms first, in the order they refer to each other: they live in SwitchHotState, a base destroyed
+  // after the members they refer to (the routing context).
+  ~Switch() override {
+    efc_.reset();
+    policy_.reset();
+    flowcut_.reset();
+  }
 
   // The links on each side of a port (for credits and transmitter state). Called while building.
   void attach(std::uint16_t port, Link* in_link, Link* out_link);
@@ -154,29 +298,15 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
  private:
   static constexpr std::uint32_t kMinPacketBytes = 64;
   static constexpr std::uint32_t kNoQueue = 0xffffffffu;
-  struct Fifo {
-    Packet* head = nullptr;
-    Packet* tail = nullptr;
-    void push(Packet* p) {
-      p->next = nullptr;
-      if (tail) tail->next = p; else head = p;
-      tail = p;
-    }
-    Packet* pop() {
-      Packet* p = head;
-      head = p->next;
-      if (!head) tail = nullptr;
-      p->next = nullptr;
-      return p;
-    }
-  };
 
   friend class PortTarget<Switch>;
   void receive(std::uint16_t port, Packet* p, Ps delay);
   // What receive() reads of the switch: the sending side's link prefetches it before calling (TxDone's hooks).
-  const void* rx_hint(std::uint16_t) const { return &rx_; }
+  const void* rx_hint(std::uint16_t) const { return static_cast<const EventTarget*>(this); }
   std::vector<std::unique_ptr<PortTarget<Switch>>> fw_;
   NoBackwardPath bw_;
+  void copy_hot_config();  // what the packet path reads of config_, into the hot lines (constructor)
+  void lay_out_ports();    // the per-port arrays, VOQs and egress queues (constructor)
   void build_routing();  // the routing context, the Flowcut engine, the policy (constructor)
   void arrive(Packet* p);
   [[noreturn]] void input_overflow(const Packet* p) const;
@@ -215,12 +345,12 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
     const OutPort& op = out_ports_[o];
     if (!op.link) return;
     if (op.requesting || local_control_waits(o)) return grant(o);
-    if (!fc_out_.empty()) send_fc_frames();
+    if (efc_ && !fc_out_.empty()) send_fc_frames();
   }
   void grant(std::uint16_t o) { wide_ ? grant_ports<true>(o) : grant_ports<false>(o); }
   void grant_alone(std::uint16_t o, Packet* p);  // an arrival at an output nothing else requests
   // Frames this switch generated (Flowcut ACKs, FGFC) wait for output o.
-  bool local_control_waits(std::uint16_t o) const { return !local_control_.empty() && !local_control_[o].empty(); }
+  bool local_control_waits(std::uint16_t o) const { return local_queues_ && !local_queues_[o].empty(); }
   template <bool Wide>
   void grant_ports(std::uint16_t o);  // the arbiter, for up to 64 ports or above
   void try_transmit(std::uint16_t o) {
@@ -250,22 +380,21 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   // VOQs are laid out by output and VC, then input: an output's arbiter scans adjacent entries, and the
   // prefetch hooks can bring in an output's VOQs of one VC in a few lines.
   std::size_t voq_index(std::uint16_t i, std::uint16_t o, std::uint8_t vc) const {
-    return (std::size_t{o} * config_.vcs + vc) * config_.radix + i;
+    return (std::size_t{o} * vcs_ + vc) * radix_ + i;
   }
   Fifo& voq(std::uint16_t i, std::uint16_t o, std::uint8_t vc) { return voqs_[voq_index(i, o, vc)]; }
   bool data_slot_free(std::size_t eq) const {
-    return egress_[eq].bytes + config_.max_packet_bytes <= config_.egress_queue_bytes && !egress_full(eq);
+    return egress_[eq].bytes + max_packet_bytes_ <= egress_queue_bytes_ && !egress_full(eq);
   }
   // Whether egress queue eq takes head p of VC vc: control needs its own size, data a maximum-size slot (with
   // hop-by-hop flow control, `shared`, data waits in the shared buffer instead).
   bool egress_room(std::uint8_t vc, std::size_t eq, const Packet* p, bool shared) const {
-    return vc == 0 ? egress_[eq].bytes + p->size_bytes <= config_.egress_queue_bytes && !egress_full(eq)
+    return vc == 0 ? egress_[eq].bytes + p->size_bytes <= egress_queue_bytes_ && !egress_full(eq)
                    : shared || data_slot_free(eq);
   }
   // Per output, one bit per egress queue (up to 128): which queues hold packets, and which data queues have
   // a free maximum-size slot. Kept up to date at every push and pop so the output's scheduler and arbiter
   // never scan the queues.
-  using QueueBits = std::array<std::uint64_t, 2>;
   static void set_bit(QueueBits& b, std::uint32_t q, bool on) {
     if (on) b[q >> 6] |= std::uint64_t{1} << (q & 63);
     else b[q >> 6] &= ~(std::uint64_t{1} << (q & 63));
@@ -274,49 +403,12 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   Packet* egress_pop(std::uint16_t o, std::uint32_t q);
   // The first set bit of `b` in [lo, hi); kNoQueue when none.
   static std::uint32_t first_bit(const QueueBits& b, std::uint32_t lo, std::uint32_t hi);
-  Ps on_clock(Ps t) const { return (t + rx_.clock_ps - 1) / rx_.clock_ps * rx_.clock_ps; }
+  Ps on_clock(Ps t) const { return (t + clock_ps_ - 1) / clock_ps_ * clock_ps_; }
 
-  // Per-output state, kept together in two cache lines so that serving a port touches little else: the
-  // transmitter and the egress side in the first, the arbiter's request masks in the second.
-  static constexpr std::uint8_t kMaxVcs = 5;
-  struct alignas(64) OutPort {
-    Link* link = nullptr;
-    // The forward interface bound to out[o], looked up at the start of simulation: one pointer beside the
-    // port's state instead of the socket's own (a cache line elsewhere) on every packet.
-    PacketFwIf* fw = nullptr;
-    Ps tx_free_at = 0;
-    std::uint64_t backlog = 0;  // bytes in VOQs for this output plus its egress queues
-    QueueBits egress_nonempty{};  // egress queues holding packets
-    std::uint32_t egress_packets = 0;
-    std::uint16_t rr_queue = 0;  // last data queue served
-    bool tx_pending = false;
-    std::uint8_t requesting = 0;  // bit vc: request[vc] is not empty
-    // Per VC: the input after the last one granted on that VC (the round-robin's start; 256 wraps to 0, which
-    // is where the round-robin goes after the last input anyway), indexed through rr_slot_. One pointer per
-    // VC: with a pointer shared by the VCs, a grant on VC 0 (an ACK stream on input i) moved the data VC's
-    // start back to i + 1 after every control packet, and the data inputs at or below i starved behind the
-    // ones above for as long as both streams lasted.
-    std::array<std::uint8_t, kMaxVcs> rr_input{};
-    QueueBits data_slot_free{};  // data egress queues with a free maximum-size slot
-    std::uint64_t max_backlog = 0;
-    std::array<std::uint64_t, kMaxVcs> request{};  // per VC: inputs with a non-empty VOQ to this output
-  };
-  static_assert(sizeof(OutPort) == 128, "an output port is two cache lines");
-  // Per-input state in two cache lines: what a grant and the release of the input buffer touch in the
-  // first, the arrival's bookkeeping (peak fill, buffer size) in the second.
-  struct alignas(64) InPort {
-    Link* link = nullptr;
-    Ps row_busy = 0;
-    std::uint32_t row = 0;
-    std::array<std::uint64_t, kMaxVcs> fill{};      // input buffer fill per VC
-    std::array<std::uint64_t, kMaxVcs> max_fill{};
-    std::array<std::uint32_t, kMaxVcs> buffer{};    // config_.vc_buffer_bytes
-  };
-  static_assert(sizeof(InPort) == 128, "an input port is two cache lines");
   // Radix above 64: output o's requests of VC vc from inputs 64g..64g+63, one bit each (OutPort::request
   // then has one bit per non-empty group).
   std::uint64_t& wide_request(std::uint16_t o, std::uint8_t vc, unsigned g) {
-    return wide_request_[(std::size_t{o} * config_.vcs + vc) * kWideWords + g];
+    return wide_request_[(std::size_t{o} * vcs_ + vc) * kWideWords + g];
   }
   // Whether some data egress queue of the output has a free maximum-size slot (a data grant needs one).
   static bool any_data_slot_free(const OutPort& op) { return (op.data_slot_free[0] | op.data_slot_free[1]) != 0; }
@@ -343,79 +435,23 @@ class Switch : public sc_core::sc_module, public EventTarget, public LinkSender,
   // Radix above 64: the round-robin over the groups' words, from input `start` on (Try::skip: no grant).
   Try grant_wide(OutPort& op, std::uint16_t o, std::uint8_t vc, bool shared, std::size_t base);
 
-  Fabric& fabric_;
-  // All that receive() reads of the switch, in one line: the upstream link calls it during the sender's
-  // event, where at 3,456 hosts the switch's lines it read (the fabric reference, the ingress latency in
-  // config_ and the clock period, two lines apart) were cold.
-  struct alignas(64) ReceiveLine {
-    Fabric* fabric;
-    Ps ingress_ps;  // config_.ingress_ps
-    Ps clock_ps;
-  } rx_;
-  SwitchConfig config_;
-  const RoutingTable& routing_;
-  std::uint32_t id_;
-  Rng rng_;
-  Ps xbar_ps_;  // grant to egress-ready: latency minus ingress
-  bool telemetry_ = false;  // routing.policy = telemetry: packets accumulate their queuing delay
-  std::uint32_t hash_salt_;
-  std::array<std::uint8_t, kMaxVcs> rr_slot_{};  // VC -> its round-robin pointer in OutPort::rr_input (all 0: shared)
-  std::uint32_t data_queues_;  // egress queues minus the control queue
-  std::uint64_t ecn_threshold_;  // config_.ecn_threshold_bytes, kept beside what try_transmit reads anyway
-  double internal_ps_per_byte_;
 
-  // Per port, what the prefetch hooks start from: the links on both sides (as in in_ports_ and out_ports_,
-  // whose lines the hooks are about to prefetch) and what the receiver behind the output link reads when a frame
-  // reaches it. 24 bytes a port, so a switch's stay in cache.
-  struct PortLinks {
-    Link* in = nullptr;
-    Link* out = nullptr;
-    const void* out_rx = nullptr;
-  };
-  std::vector<PortLinks> port_links_;
-  std::vector<OutPort> out_ports_;
-  std::vector<InPort> in_ports_;
   // An output bound to something other than its link (a component outside the model) gets the packet
   // through this: b_transport is synchronous, so one payload serves all ports.
   ForeignTarget foreign_;
   void send_foreign(PacketFwIf* fw, Packet* p, Ps delay);
-  std::vector<Fifo> voqs_;
   static constexpr unsigned kWideWords = kMaxSwitchRadix / 64;
-  bool wide_ = false;                       // radix above 64
   std::vector<std::uint64_t> wide_request_;  // radix above 64: [(o * vcs + vc) * kWideWords + group]
-  // An egress queue entry keeps what the output's scheduler reads (when the packet is through the crossbar,
-  // its size) beside the pointer, so choosing the next packet touches no packet memory.
-  struct EgressEntry {
-    Packet* packet;
-    Ps ready;
-  };
-  // An egress queue: a ring of `egress_queue_packets` entries in one per-switch array (queue eq's entries at
-  // eq * egress_queue_packets), with its byte count. An emptied ring starts again at its first entry, so a
-  // queue that drains now and then keeps to its first cache lines instead of walking all of its slots.
-  struct EgressQueue {
-    std::uint64_t bytes = 0;
-    std::uint32_t head = 0;
-    std::uint32_t count = 0;
-  };
-  std::vector<EgressQueue> egress_;         // [o * egress_queues + q]
-  // [(o * egress_queues + q) * egress_queue_packets + k]; left uninitialized (only entries between a queue's head
-  // and its count are read), so building a large fabric does not write megabytes of slots never used.
-  std::unique_ptr<EgressEntry[]> egress_slots_;
-  bool egress_full(std::size_t eq) const { return egress_[eq].count == config_.egress_queue_packets; }
+  bool egress_full(std::size_t eq) const { return egress_[eq].count == egress_queue_packets_; }
   const EgressEntry& egress_front(std::size_t eq) const {
-    return egress_slots_[eq * config_.egress_queue_packets + egress_[eq].head];
+    return egress_slots_[eq * egress_queue_packets_ + egress_[eq].head];
   }
-  std::vector<Ps> column_busy_;                       // [row * radix + o]
   std::vector<std::uint64_t> queued_bytes_;           // lossy: [o * egress_queues + q] VOQ + egress bytes
 
+  SwitchConfig config_;
+  Rng rng_;
   RoutingContext ctx_;  // what the policy and the Flowcut engine read of this switch
-  std::unique_ptr<FlowcutEngine> flowcut_;  // before policy_, which refers to it
-  std::unique_ptr<RoutingFunction> policy_;
-  bool hash_routes_ = false;  // policy_->hash_only(), beside what the arrival prefetch reads
-  bool deep_prefetch_ = false;  // fabric_.prefetch_steps() == 3, read at start_of_simulation
   std::vector<boost::circular_buffer<Packet*>> local_control_;  // per output: frames generated here
-  SwitchCounters counters_;
-  std::unique_ptr<EgressFc> efc_;  // switch.flow_control other than none: data egress queues live here
   std::vector<FcFrame> fc_out_;
 };
 
@@ -434,13 +470,13 @@ inline void Switch::take_head(OutPort& op, std::uint16_t o, std::uint16_t i, std
   release_input(p);
   InPort& ip = in_ports_[i];
   const Ps now = fabric_.now();
-  const std::size_t col = std::size_t{ip.row} * config_.radix + o;
+  const std::size_t col = std::size_t{ip.row} * radix_ + o;
   // The row bus into the tile crossbar's buffer, then the column channel (switch.crossbar tiled: a busy column
   // does not hold the row bus; single: one circuit holds both).
   const Ps xfer = static_cast<Ps>(p->size_bytes * internal_ps_per_byte_ + 0.5);
   const Ps row_start = std::max(now, ip.row_busy);
   const Ps xfer_start = std::max(row_start, column_busy_[col]);
-  ip.row_busy = (config_.tiled_crossbar ? row_start : xfer_start) + xfer;
+  ip.row_busy = (tiled_crossbar_ ? row_start : xfer_start) + xfer;
   column_busy_[col] = xfer_start + xfer;
   p->t_ready = on_clock(xfer_start + xbar_ps_);
   if (shared) efc_->enqueue(o, p, now, fc_out_);

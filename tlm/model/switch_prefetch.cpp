@@ -16,7 +16,7 @@ inline void Switch::prefetch_output_lines(std::uint16_t o, const Packet* p) cons
   __builtin_prefetch(&out_ports_[o]);
   __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);
   __builtin_prefetch(&port_links_[o]);
-  __builtin_prefetch(&egress_[std::size_t{o} * config_.egress_queues + egress_queue_of(p)]);
+  __builtin_prefetch(&egress_[std::size_t{o} * egress_queues_ + egress_queue_of(p)]);
 }
 
 inline int Switch::prefetch_arrival_step0(const Packet* p, std::uint32_t dst_switch, bool plain_routes) const {
@@ -30,7 +30,7 @@ inline int Switch::prefetch_arrival_step0(const Packet* p, std::uint32_t dst_swi
 // With two steps (the default) arrivals are handled here; with three (Fabric::set_prefetch_steps(3)) in
 // prefetch_arrival_deep. A transmit-done is the same at steps 1 and 0 either way; step 2 comes only with three.
 void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const {
-  const bool plain_routes = !routing_.has_groups() && !routing_.up_down() && !flowcut_;
+  const bool plain_routes = plain_routes_;
   if (kind == kArrive) {
     // Most grants happen at an arrival: the packet joins its VOQ and the arbiter takes it at once. So
     // besides the route, bring in what that grant touches: the output port, the VOQ, the egress queue,
@@ -60,7 +60,7 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
     __builtin_prefetch(&voqs_[voq_index(i, static_cast<std::uint16_t>(o), p->type == PacketType::data ? 1 : 0)]);
   } else if (kind == kTxDone) {
     const auto o = static_cast<std::uint16_t>(data);
-    const std::size_t base = std::size_t{o} * config_.egress_queues;
+    const std::size_t base = std::size_t{o} * egress_queues_;
     if (step == 2) {
       // Only prefetches: what step 1 reads, the port's two lines (prefetch_grant), its link entry and the
       // counts of the control and first data queues.
@@ -130,7 +130,7 @@ void Switch::prefetch_arrival_deep(const Packet* p, std::uint32_t dst_switch, bo
 inline bool Switch::grant_pick(std::uint16_t o, std::uint8_t& vc_out, std::uint16_t& i_out) const {
   const OutPort& op = out_ports_[o];
   if (!op.requesting) return false;
-  const std::uint8_t vcs = config_.vcs;
+  const std::uint8_t vcs = vcs_;
   for (int k = 0; k < vcs; ++k) {
     const auto vc = static_cast<std::uint8_t>(k == 0 ? 0 : vcs - k);
     const std::uint64_t mask = op.request[vc];
@@ -140,7 +140,7 @@ inline bool Switch::grant_pick(std::uint16_t o, std::uint8_t& vc_out, std::uint1
     auto i = static_cast<std::uint16_t>(__builtin_ctzll(hi ? hi : mask));
     if (wide_) {  // above 64 ports: the first requesting input of the first group (a hint, not the arbiter's)
       const unsigned g = static_cast<unsigned>(__builtin_ctzll(mask));
-      const std::uint64_t w = wide_request_[(std::size_t{o} * config_.vcs + vc) * kWideWords + g];
+      const std::uint64_t w = wide_request_[(std::size_t{o} * vcs_ + vc) * kWideWords + g];
       i = static_cast<std::uint16_t>(g * 64 + static_cast<unsigned>(__builtin_ctzll(w)));
     }
     vc_out = vc;
@@ -151,7 +151,7 @@ inline bool Switch::grant_pick(std::uint16_t o, std::uint8_t& vc_out, std::uint1
 }
 
 void Switch::prefetch_grant(std::uint16_t o, unsigned step) const {
-  const std::uint8_t data_vc = static_cast<std::uint8_t>(config_.vcs - 1);
+  const std::uint8_t data_vc = static_cast<std::uint8_t>(vcs_ - 1);
   if (deep_prefetch_) {
     // Three steps: the port's lines (step 2), then the VOQ entry, input port and link entry of the input the
     // round-robin comes to (step 1), then that VOQ's head packet (read) and the input link (step 0).
@@ -176,9 +176,9 @@ void Switch::prefetch_grant(std::uint16_t o, unsigned step) const {
   if (step == 1) {
     __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);  // the request masks
     // The VOQs of the highest data VC (the arbiter's first data VC), when they fit in four lines.
-    if (config_.radix * sizeof(Fifo) <= 256) {
+    if (radix_ * sizeof(Fifo) <= 256) {
       const char* v = reinterpret_cast<const char*>(&voqs_[voq_index(0, o, data_vc)]);
-      for (std::size_t b = 0; b < config_.radix * sizeof(Fifo); b += 64) __builtin_prefetch(v + b);
+      for (std::size_t b = 0; b < radix_ * sizeof(Fifo); b += 64) __builtin_prefetch(v + b);
     }
     return;
   }

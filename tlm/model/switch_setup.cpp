@@ -15,13 +15,11 @@ const FlowcutCounters Switch::kNoFlowcut{};
 
 Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const SwitchConfig& config,
                const RoutingTable& routing, std::uint32_t id, std::uint64_t seed)
-    : sc_core::sc_module(name),
-      fabric_(fabric),
+    : SwitchHotState(fabric, routing, id),
+      sc_core::sc_module(name),
       config_(config),
-      routing_(routing),
-      id_(id),
-      rng_(seed, 0x5357000000000000ULL + id),
-      hash_salt_(mix32(id * 0x9e3779b9U + 0x85ebca6bU) ^ seed_salt(seed)) {
+      rng_(seed, 0x5357000000000000ULL + id) {
+  hash_salt_ = mix32(id * 0x9e3779b9U + 0x85ebca6bU) ^ seed_salt(seed);
   const auto radix = config_.radix;
   if (radix < 1 || radix > kMaxSwitchRadix)
     throw InputError(fmt::format("switch {}: radix {} outside 1..{}", id, radix, kMaxSwitchRadix));
@@ -32,10 +30,7 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
   if (config_.vcs > kMaxVcs)
     throw InputError(fmt::format("switch {}: {} virtual channels, at most {}", id, config_.vcs, kMaxVcs));
   if (!(config_.clock_ghz > 0)) throw InputError("switch.clock_ghz must be > 0");
-  rx_.fabric = &fabric_;
-  rx_.ingress_ps = config_.ingress_ps;
-  rx_.clock_ps = static_cast<Ps>(std::llround(1000.0 / config_.clock_ghz));
-  if (rx_.clock_ps == 0) rx_.clock_ps = 1;
+  copy_hot_config();
   if (config_.ingress_ps >= config_.latency_ps)
     throw InputError(fmt::format("switch.ingress_latency_ns ({} ns) must be below switch.latency_ns ({} ns)",
                                  ps_to_ns(config_.ingress_ps), ps_to_ns(config_.latency_ps)));
@@ -52,30 +47,7 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
     out.emplace_back(std::make_unique<InitiatorSocket>(fmt::format("out_{}", p).c_str()));
     out.back()->bind(bw_);
   }
-  data_queues_ = config_.egress_queues - 1;
-  if (config_.arbiter_pointer_per_vc)
-    for (std::uint8_t v = 0; v < kMaxVcs; ++v) rr_slot_[v] = v;
-  ecn_threshold_ = config_.ecn_threshold_bytes;
-  out_ports_.resize(radix);
-  in_ports_.resize(radix);
-  port_links_.resize(radix);
-  for (std::uint16_t p = 0; p < radix; ++p) {
-    in_ports_[p].row = (p / config_.ports_per_tile) / config_.tile_columns;
-    for (std::uint8_t v = 0; v < config_.vcs; ++v) in_ports_[p].buffer[v] = config_.vc_buffer_bytes[v];
-  }
-  voqs_.resize(std::size_t{radix} * radix * config_.vcs);
-  wide_ = radix > 64;
-  if (wide_) wide_request_.assign(std::size_t{radix} * config_.vcs * kWideWords, 0);
-  const std::size_t slots = config_.egress_queue_packets;
-  egress_.assign(std::size_t{radix} * config_.egress_queues, EgressQueue{});
-  egress_slots_.reset(new EgressEntry[std::size_t{radix} * config_.egress_queues * slots]);
-  for (std::uint16_t o = 0; o < radix; ++o)
-    for (std::uint32_t q = 1; q < config_.egress_queues; ++q)
-      set_bit(out_ports_[o].data_slot_free, q, data_slot_free(std::size_t{o} * config_.egress_queues + q));
-  const std::uint32_t rows = (radix + config_.ports_per_tile * config_.tile_columns - 1) /
-                             (config_.ports_per_tile * config_.tile_columns);
-  column_busy_.assign(std::size_t{rows} * radix, 0);
-  if (config_.lossless == false) queued_bytes_.assign(std::size_t{radix} * config_.egress_queues, 0);
+  lay_out_ports();
   build_routing();
   if (config_.fc.mode != FcMode::none) {
     if (!config_.lossless)
@@ -92,6 +64,50 @@ Switch::Switch(const sc_core::sc_module_name& name, Fabric& fabric, const Switch
       for (std::uint16_t p = 0; p < radix; ++p) local_control_.emplace_back(config_.control_queue_packets);
     }
   }
+  // Sized once (Flowcut in build_routing, egress flow control above): the packet path reaches it from the hot lines.
+  local_queues_ = local_control_.empty() ? nullptr : local_control_.data();
+}
+
+void Switch::copy_hot_config() {
+  radix_ = config_.radix;
+  vcs_ = config_.vcs;
+  egress_queues_ = config_.egress_queues;
+  egress_queue_packets_ = config_.egress_queue_packets;
+  egress_queue_bytes_ = config_.egress_queue_bytes;
+  max_packet_bytes_ = config_.max_packet_bytes;
+  lossless_ = config_.lossless;
+  tiled_crossbar_ = config_.tiled_crossbar;
+  ingress_ps_ = config_.ingress_ps;
+  clock_ps_ = static_cast<Ps>(std::llround(1000.0 / config_.clock_ghz));
+  if (clock_ps_ == 0) clock_ps_ = 1;
+  data_queues_ = config_.egress_queues - 1;
+  if (config_.arbiter_pointer_per_vc)
+    for (std::uint8_t v = 0; v < kMaxVcs; ++v) rr_slot_[v] = v;
+  ecn_threshold_ = config_.ecn_threshold_bytes;
+}
+
+void Switch::lay_out_ports() {
+  const std::uint16_t radix = config_.radix;
+  out_ports_.reset(new OutPort[radix]());
+  in_ports_.reset(new InPort[radix]());
+  port_links_.reset(new PortLinks[radix]());
+  for (std::uint16_t p = 0; p < radix; ++p) {
+    in_ports_[p].row = (p / config_.ports_per_tile) / config_.tile_columns;
+    for (std::uint8_t v = 0; v < config_.vcs; ++v) in_ports_[p].buffer[v] = config_.vc_buffer_bytes[v];
+  }
+  voqs_.reset(new Fifo[std::size_t{radix} * radix * config_.vcs]());
+  wide_ = radix > 64;
+  if (wide_) wide_request_.assign(std::size_t{radix} * config_.vcs * kWideWords, 0);
+  const std::size_t slots = config_.egress_queue_packets;
+  egress_.reset(new EgressQueue[std::size_t{radix} * config_.egress_queues]());
+  egress_slots_.reset(new EgressEntry[std::size_t{radix} * config_.egress_queues * slots]);
+  for (std::uint16_t o = 0; o < radix; ++o)
+    for (std::uint32_t q = 1; q < config_.egress_queues; ++q)
+      set_bit(out_ports_[o].data_slot_free, q, data_slot_free(std::size_t{o} * config_.egress_queues + q));
+  const std::uint32_t rows = (radix + config_.ports_per_tile * config_.tile_columns - 1) /
+                             (config_.ports_per_tile * config_.tile_columns);
+  column_busy_.reset(new Ps[std::size_t{rows} * radix]());
+  if (config_.lossless == false) queued_bytes_.assign(std::size_t{radix} * config_.egress_queues, 0);
 }
 
 void Switch::build_routing() {
@@ -106,7 +122,7 @@ void Switch::build_routing() {
   if (config_.flowcut) {
     FlowcutOwner& owner = *this;
     flowcut_ = std::make_unique<FlowcutEngine>(*config_.flowcut, FlowcutSite::switch_asic, this->name(), owner,
-                                               fabric_, &ctx_, rx_.clock_ps);
+                                               fabric_, &ctx_, clock_ps_);
     local_control_.reserve(config_.radix);
     for (std::uint16_t p = 0; p < config_.radix; ++p) local_control_.emplace_back(config_.control_queue_packets);
   }
@@ -120,6 +136,7 @@ void Switch::build_routing() {
   policy_ = make_routing_function(config_.policy, ctx_, settings);
   telemetry_ = config_.policy == RoutingPolicy::telemetry;
   hash_routes_ = policy_->hash_only();
+  plain_routes_ = !routing_.has_groups() && !routing_.up_down() && !flowcut_;
 }
 
 void Switch::attach(std::uint16_t port, Link* in_link, Link* out_link) {

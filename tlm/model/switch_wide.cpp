@@ -22,8 +22,8 @@ Switch::Try Switch::grant_wide(OutPort& op, std::uint16_t o, std::uint8_t vc, bo
   // Inputs from `start` to the end, then from 0 to `start`: the start group's upper bits first, the other
   // groups in order, the start group's lower bits last.
   const unsigned pointer = op.rr_input[rr_slot_[vc]];
-  const unsigned start = pointer >= config_.radix ? 0 : pointer;
-  const unsigned groups = (config_.radix + 63u) / 64u, g0 = start >> 6;
+  const unsigned start = pointer >= radix_ ? 0 : pointer;
+  const unsigned groups = (radix_ + 63u) / 64u, g0 = start >> 6;
   const std::uint64_t upper = ~std::uint64_t{0} << (start & 63);
   for (unsigned k = 0; k <= groups; ++k) {
     const unsigned g = g0 + k < groups ? g0 + k : g0 + k - groups;
