@@ -49,7 +49,18 @@ RoutingTable::RoutingTable(std::vector<std::vector<std::uint32_t>> port_peer, st
 void RoutingTable::build_next_hops() {
   // Next hops: ports of s whose peer is one step closer to t. A switch has few distinct lists (on a fat
   // tree, its up ports serve every destination outside its subtree), so each list is stored once and the
-  // per-destination entries point at it: the lists stay in cache and a route reads one entry.
+  // per-destination entries name it: the lists stay in cache and a route reads one entry.
+  // Columns: the switches hosts attach to first, in the order of their first host, then the others.
+  constexpr std::uint32_t kNoColumn = 0xffffffffu;
+  col_of_.assign(n_, kNoColumn);
+  std::uint32_t cols = 0;
+  for (std::uint32_t sw : host_switch_)
+    if (sw < n_ && col_of_[sw] == kNoColumn) col_of_[sw] = cols++;
+  for (std::uint32_t t = 0; t < n_; ++t)
+    if (col_of_[t] == kNoColumn) col_of_[t] = cols++;
+  host_at_.resize(host_switch_.size());
+  for (std::size_t h = 0; h < host_switch_.size(); ++h)
+    host_at_[h] = HostAt{host_switch_[h], host_switch_[h] < n_ ? col_of_[host_switch_[h]] : kNoColumn, host_port_[h]};
   nh_entry_.assign(std::size_t{n_} * n_, 0);
   std::map<std::vector<std::uint16_t>, std::uint32_t> seen;
   std::vector<std::uint16_t> list;
@@ -63,13 +74,16 @@ void RoutingTable::build_next_hops() {
         const std::uint32_t v = port_peer_[s][p];
         if (v < n_ && distance(v, t) + 1 == ds) list.push_back(static_cast<std::uint16_t>(p));
       }
+      if (list.size() > kMaxNextHops)
+        throw InputError(fmt::format("routing: switch {} has {} equal-cost next hops toward switch {}; at most {}", s,
+                                     list.size(), t, kMaxNextHops));
       auto [it, added] = seen.try_emplace(list, static_cast<std::uint32_t>(nh_ports_.size()));
       if (added) {
         if (nh_ports_.size() + list.size() > kNhMaxOffset)
           throw InputError(fmt::format("routing: more than {} distinct next-hop entries", kNhMaxOffset));
         nh_ports_.insert(nh_ports_.end(), list.begin(), list.end());
       }
-      nh_entry_[std::size_t{s} * n_ + t] = it->second << kNhCountBits | static_cast<std::uint32_t>(list.size());
+      nh_entry_[std::size_t{s} * n_ + col_of_[t]] = it->second << kNhCountBits | static_cast<std::uint32_t>(list.size());
     }
   }
 }

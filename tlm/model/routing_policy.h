@@ -56,7 +56,11 @@ struct RoutingContext {
   bool at_ingress(const Packet* p) const { return routing->peer(switch_id, p->in_port) == RoutingTable::kHost; }
   // The flow's own candidate by its hash (ECMP): the same for every packet of the flow.
   std::uint16_t hash_pick(const std::uint16_t* ports, std::uint32_t n, const Packet* p) const {
-    return n == 1 ? ports[0] : ports[mix32(p->flow_hash ^ hash_salt) % n];
+    return hash_pick(ports, n, p, hash_salt);
+  }
+  // The same with the switch's salt given (a switch's prefetch hook keeps it in its hot lines).
+  static std::uint16_t hash_pick(const std::uint16_t* ports, std::uint32_t n, const Packet* p, std::uint32_t salt) {
+    return n == 1 ? ports[0] : ports[mix32(p->flow_hash ^ salt) % n];
   }
   // Least backlog; ties broken at random so equal ports share load evenly (per-switch stream).
   std::uint16_t least_loaded(const std::uint16_t* ports, std::uint32_t n) const;

@@ -102,16 +102,17 @@ void Switch::enqueue(Packet* p, std::uint16_t o) {
 }
 
 std::uint16_t Switch::route(Packet* p) {
-  const std::uint32_t dst_switch = routing_.host_switch(p->dst_host);
+  const RoutingTable::HostAt& at = host_at_[p->dst_host];
+  const std::uint32_t dst_switch = at.sw;
   if (dst_switch == id_) {
-    const std::uint16_t o = routing_.host_port(p->dst_host);
+    const std::uint16_t o = at.port;
     assign_vc(p, o);
     return o;
   }
   if (p->via_group != kNoSwitch && routing_.has_groups() && routing_.group_of(id_) == p->via_group)
     p->via_group = kNoSwitch;  // the Valiant detour reached its intermediate group
   std::uint32_t n = 0;
-  const std::uint16_t* c = candidates(p, dst_switch, n);
+  const std::uint16_t* c = candidates(p, at, n);
   // Data takes its policy's choice (one virtual call); control frames keep the flow's hash path.
   // (Telemetry PTMs follow the path their source port encodes, as data does.)
   const std::uint16_t o = p->type == PacketType::data || p->type == PacketType::ptm ? policy_->choose(p, c, n)
@@ -121,13 +122,15 @@ std::uint16_t Switch::route(Packet* p) {
   return o;
 }
 
-const std::uint16_t* Switch::candidates(const Packet* p, std::uint32_t dst_switch, std::uint32_t& n) const {
+const std::uint16_t* Switch::candidates(const Packet* p, const RoutingTable::HostAt& at, std::uint32_t& n) const {
   // Minimal next hops; on a dragonfly, toward the target group by the canonical route (its global link,
   // or a local hop to a switch that has one), so a minimal path crosses one global link and a Valiant
   // path two: the VC that counts global hops then keeps the fabric deadlock-free.
   const std::uint16_t* c;
+  const std::uint32_t dst_switch = at.sw;
   const bool groups = routing_.has_groups();
-  if (groups && p->via_group != kNoSwitch) c = routing_.next_hops_to_group(id_, p->via_group, n);
+  if (plain_topology_) c = RoutingTable::next_hop_list(route_ports_, route_row_[at.col], n);
+  else if (groups && p->via_group != kNoSwitch) c = routing_.next_hops_to_group(id_, p->via_group, n);
   else if (groups && routing_.group_of(id_) != routing_.group_of(dst_switch))
     c = routing_.next_hops_to_group(id_, routing_.group_of(dst_switch), n);
   else if (routing_.up_down()) c = routing_.next_hops_updown(id_, dst_switch, p->went_down, n);

@@ -164,36 +164,38 @@ struct SwitchHotState {
   };
 
   SwitchHotState(Fabric& fabric, const RoutingTable& routing, std::uint32_t id)
-      : fabric_(fabric), routing_(routing), id_(id) {}
+      : fabric_(fabric), host_at_(routing.host_at()), id_(id), route_row_(routing.next_hop_row(id)),
+        route_ports_(routing.next_hop_ports()), routing_(routing) {}
 
   // First line, after the vtable pointer: all that receive() reads (the upstream link calls it during the
   // sender's event, and prefetches this line first: the receiver hint) and what the prefetch hooks start from.
   Fabric& fabric_;
   Ps ingress_ps_ = 0;  // config_.ingress_ps
   Ps clock_ps_ = 1;
-  const RoutingTable& routing_;
   std::unique_ptr<PortLinks[]> port_links_;  // [port]
   std::unique_ptr<InPort[]> in_ports_;       // [port]
+  const RoutingTable::HostAt* host_at_;      // [host]: its switch and that switch's column in route_row_
   std::uint32_t id_;
   std::uint16_t radix_ = 0;  // config_.radix
   std::uint8_t vcs_ = 0;     // config_.vcs
   bool deep_prefetch_ = false;  // fabric_.prefetch_steps() == 3, read at start_of_simulation
-  // Second line: the output side's arrays, the egress queues' geometry, the hash and the arbiter's pointers.
+  // Second line: the output side's arrays, this switch's routes, the egress queues' geometry, the hash.
   std::unique_ptr<OutPort[]> out_ports_;  // [port]
   std::unique_ptr<Fifo[]> voqs_;          // voq_index(i, o, vc)
   std::unique_ptr<EgressQueue[]> egress_;  // [o * egress_queues + q]
-  // [(o * egress_queues + q) * egress_queue_packets + k]; left uninitialized (only entries between a queue's head
-  // and its count are read), so building a large fabric does not write megabytes of slots never used.
-  std::unique_ptr<EgressEntry[]> egress_slots_;
+  const std::uint32_t* route_row_;    // RoutingTable::next_hop_row(id_): [column] -> next-hop list
+  const std::uint16_t* route_ports_;  // RoutingTable::next_hop_ports()
   std::uint32_t egress_queues_ = 0;         // config_.egress_queues
   std::uint32_t egress_queue_packets_ = 0;  // config_.egress_queue_packets
   std::uint32_t hash_salt_ = 0;
-  std::uint32_t data_queues_ = 0;  // egress queues minus the control queue
-  std::array<std::uint8_t, kMaxVcs> rr_slot_{};  // VC -> its round-robin pointer in OutPort::rr_input (all 0: shared)
-  bool hash_routes_ = false;   // policy_->hash_only()
-  bool plain_routes_ = false;  // no groups, no up*/down*, no Flowcut: the hooks may hash the route themselves
-  bool wide_ = false;          // radix above 64
-  // Third line: the mechanisms, the frames this switch generates, the crossbar's timing, the egress sizes.
+  bool hash_routes_ = false;     // policy_->hash_only()
+  bool plain_topology_ = false;  // no dragonfly groups, no up*/down*: a route is route_row_'s list
+  bool plain_routes_ = false;    // plain_topology_ and no Flowcut: the hooks may hash the route themselves
+  bool wide_ = false;            // radix above 64
+  // Third line: the egress rings, the mechanisms, the frames this switch generates, the crossbar's timing.
+  // [(o * egress_queues + q) * egress_queue_packets + k]; left uninitialized (only entries between a queue's head
+  // and its count are read), so building a large fabric does not write megabytes of slots never used.
+  std::unique_ptr<EgressEntry[]> egress_slots_;
   std::unique_ptr<FlowcutEngine> flowcut_;  // before policy_, which refers to it
   std::unique_ptr<RoutingFunction> policy_;
   std::unique_ptr<EgressFc> efc_;  // switch.flow_control other than none: data egress queues live here
@@ -201,14 +203,18 @@ struct SwitchHotState {
   Ps xbar_ps_ = 0;  // grant to egress-ready: latency minus ingress
   double internal_ps_per_byte_ = 0;
   std::unique_ptr<Ps[]> column_busy_;  // [row * radix + o]
+  // Fourth line: the egress sizes, the arbiter's pointers, the modes, the counters a packet moves, ECN and the
+  // routing table (for what the parts above do not cover: groups, up*/down*).
   std::uint32_t egress_queue_bytes_ = 0;  // config_.egress_queue_bytes
   std::uint32_t max_packet_bytes_ = 0;    // config_.max_packet_bytes
-  // Fourth line: the counters a packet moves, ECN, and the switches' modes.
-  SwitchCounters counters_;
-  std::uint64_t ecn_threshold_ = 0;  // config_.ecn_threshold_bytes
+  std::uint32_t data_queues_ = 0;  // egress queues minus the control queue
+  std::array<std::uint8_t, kMaxVcs> rr_slot_{};  // VC -> its round-robin pointer in OutPort::rr_input (all 0: shared)
   bool lossless_ = true;        // config_.lossless
   bool tiled_crossbar_ = true;  // config_.tiled_crossbar
   bool telemetry_ = false;      // routing.policy = telemetry: packets accumulate their queuing delay
+  SwitchCounters counters_;
+  std::uint64_t ecn_threshold_ = 0;  // config_.ecn_threshold_bytes
+  const RoutingTable& routing_;
 };
 
 // The routing policy (RoutingFunction, created by name from the registry) picks a data packet's output
@@ -254,14 +260,14 @@ class alignas(64) Switch : public EventTarget,
   }
   // An arrival's hooks with three steps (the fabric's prefetch_steps() is 3: the hooks spread their work over
   // steps 2, 1 and 0, each reading only what the step before brought in).
-  void prefetch_arrival_deep(const Packet* p, std::uint32_t dst_switch, bool plain_routes, unsigned step) const;
+  void prefetch_arrival_deep(const Packet* p, const RoutingTable::HostAt& at, bool plain_routes, unsigned step) const;
   // Step 0 of an arrival with two steps or three: the credit-return slot on the input link, and for a local
   // host the VOQ. Returns hashed_output() for a remote host, else -1.
-  [[gnu::always_inline]] inline int prefetch_arrival_step0(const Packet* p, std::uint32_t dst_switch,
+  [[gnu::always_inline]] inline int prefetch_arrival_step0(const Packet* p, const RoutingTable::HostAt& at,
                                                            bool plain_routes) const;
   // The output the hash picks for p, where route() makes that choice a pure function of the packet (plain
   // routes under a hash-only policy, or any packet other than data), else -1.
-  [[gnu::always_inline]] inline int hashed_output(const Packet* p, std::uint32_t dst_switch, bool plain_routes) const;
+  [[gnu::always_inline]] inline int hashed_output(const Packet* p, const RoutingTable::HostAt& at, bool plain_routes) const;
   // What a grant to o touches first: prefetch_output_lines, and the output link's first line read.
   void prefetch_output(std::uint16_t o, const Packet* p) const;
   // The lines of output o a grant of p touches, prefetched (the output link's line is not read). Always
@@ -314,7 +320,7 @@ class alignas(64) Switch : public EventTarget,
   std::uint16_t route(Packet* p);
   void assign_vc(Packet* p, std::uint16_t o);
   void release_input(const Packet* p);  // frees its input-buffer space and returns the credit upstream
-  const std::uint16_t* candidates(const Packet* p, std::uint32_t dst_switch, std::uint32_t& n) const;
+  const std::uint16_t* candidates(const Packet* p, const RoutingTable::HostAt& at, std::uint32_t& n) const;
   static constexpr std::uint16_t kHeld = RoutingFunction::kHeld;
   // Flowcut: an ACK arriving here (true when consumed), the ACK of a packet leaving for its host.
   bool flowcut_ack_in(Packet* a);
@@ -324,7 +330,7 @@ class alignas(64) Switch : public EventTarget,
   void inject_control(Packet* p, std::uint16_t o) override;
   void schedule_fgfc_poll(Ps at) override { fabric_.schedule(at, this, kFgfcPoll); }
   const std::uint16_t* held_candidates(const Packet* p, std::uint32_t& n) override {
-    return candidates(p, routing_.host_switch(p->dst_host), n);
+    return candidates(p, host_at_[p->dst_host], n);
   }
   void release_held(Packet* p, std::uint16_t o) override {
     assign_vc(p, o);

@@ -5,11 +5,11 @@
 
 namespace netasic {
 
-inline int Switch::hashed_output(const Packet* p, std::uint32_t dst_switch, bool plain_routes) const {
+inline int Switch::hashed_output(const Packet* p, const RoutingTable::HostAt& at, bool plain_routes) const {
   if (!plain_routes || (p->type == PacketType::data && !hash_routes_)) return -1;
   std::uint32_t n = 0;
-  const std::uint16_t* c = routing_.next_hops(id_, dst_switch, n);
-  return n == 0 ? -1 : ctx_.hash_pick(c, n, p);
+  const std::uint16_t* c = RoutingTable::next_hop_list(route_ports_, route_row_[at.col], n);
+  return n == 0 ? -1 : RoutingContext::hash_pick(c, n, p, hash_salt_);
 }
 
 inline void Switch::prefetch_output_lines(std::uint16_t o, const Packet* p) const {
@@ -19,11 +19,11 @@ inline void Switch::prefetch_output_lines(std::uint16_t o, const Packet* p) cons
   __builtin_prefetch(&egress_[std::size_t{o} * egress_queues_ + egress_queue_of(p)]);
 }
 
-inline int Switch::prefetch_arrival_step0(const Packet* p, std::uint32_t dst_switch, bool plain_routes) const {
+inline int Switch::prefetch_arrival_step0(const Packet* p, const RoutingTable::HostAt& at, bool plain_routes) const {
   const std::uint16_t i = p->in_port;
   if (const Link* in = port_links_[i].in) in->prefetch_return_slot();
-  if (dst_switch != id_) return hashed_output(p, dst_switch, plain_routes);
-  __builtin_prefetch(&voqs_[voq_index(i, routing_.host_port(p->dst_host), p->vc)]);
+  if (at.sw != id_) return hashed_output(p, at, plain_routes);
+  __builtin_prefetch(&voqs_[voq_index(i, at.port, p->vc)]);
   return -1;
 }
 
@@ -36,25 +36,25 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
     // besides the route, bring in what that grant touches: the output port, the VOQ, the egress queue,
     // the output link's credit state, and the input's state and link (the credit goes back at grant).
     const Packet* p = reinterpret_cast<const Packet*>(data);
-    const std::uint32_t dst_switch = routing_.host_switch(p->dst_host);
+    const RoutingTable::HostAt& at = host_at_[p->dst_host];
     if (deep_prefetch_) {
-      prefetch_arrival_deep(p, dst_switch, plain_routes, step);
+      prefetch_arrival_deep(p, at, plain_routes, step);
       return;
     }
     const std::uint16_t i = p->in_port;
-    const bool local = dst_switch == id_;
+    const bool local = at.sw == id_;
     if (step == 1) {
       // Both lines of the input port: the arrival adds to the fill (first) and checks it against the peak and
       // the buffer size (second).
       __builtin_prefetch(&in_ports_[i]);
       __builtin_prefetch(reinterpret_cast<const char*>(&in_ports_[i]) + 64);
       if (const Link* in = port_links_[i].in) in->prefetch_hot();
-      if (local) prefetch_output(routing_.host_port(p->dst_host), p);
-      else if (plain_routes) __builtin_prefetch(routing_.next_hops_entry(id_, dst_switch));
+      if (local) prefetch_output(at.port, p);
+      else if (plain_routes) __builtin_prefetch(&route_row_[at.col]);
       return;
     }
     // Step 0: as with three steps, and for a remote host the lines of the port the hash picks, with its VOQ.
-    const int o = prefetch_arrival_step0(p, dst_switch, plain_routes);
+    const int o = prefetch_arrival_step0(p, at, plain_routes);
     if (o < 0) return;
     prefetch_output(static_cast<std::uint16_t>(o), p);
     __builtin_prefetch(&voqs_[voq_index(i, static_cast<std::uint16_t>(o), p->type == PacketType::data ? 1 : 0)]);
@@ -93,18 +93,18 @@ void Switch::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) con
 
 // Three steps: the lines the two-step hooks bring in, one event earlier, so that no step waits on a line it
 // asked for itself (docs/performance.md, "A third hook step on the largest fabrics").
-void Switch::prefetch_arrival_deep(const Packet* p, std::uint32_t dst_switch, bool plain_routes,
+void Switch::prefetch_arrival_deep(const Packet* p, const RoutingTable::HostAt& at, bool plain_routes,
                                    unsigned step) const {
   const std::uint16_t i = p->in_port;
-  const bool local = dst_switch == id_;
+  const bool local = at.sw == id_;
   if (step == 2) {
     // Only prefetches: the input port's two lines, the per-port link entries step 1 reads, and for a local
     // host the output's lines, else the route entry.
     __builtin_prefetch(&in_ports_[i]);
     __builtin_prefetch(reinterpret_cast<const char*>(&in_ports_[i]) + 64);
     __builtin_prefetch(&port_links_[i]);
-    if (local) prefetch_output_lines(routing_.host_port(p->dst_host), p);
-    else if (plain_routes) __builtin_prefetch(routing_.next_hops_entry(id_, dst_switch));
+    if (local) prefetch_output_lines(at.port, p);
+    else if (plain_routes) __builtin_prefetch(&route_row_[at.col]);
     return;
   }
   if (step == 1) {
@@ -112,17 +112,17 @@ void Switch::prefetch_arrival_deep(const Packet* p, std::uint32_t dst_switch, bo
     // for a remote host the lines of the port the hash picks with its VOQ.
     if (const Link* in = port_links_[i].in) in->prefetch_hot();
     if (local) {
-      if (const Link* out = port_links_[routing_.host_port(p->dst_host)].out) out->prefetch_state();
+      if (const Link* out = port_links_[at.port].out) out->prefetch_state();
       return;
     }
-    const int o = hashed_output(p, dst_switch, plain_routes);
+    const int o = hashed_output(p, at, plain_routes);
     if (o < 0) return;
     prefetch_output_lines(static_cast<std::uint16_t>(o), p);
     __builtin_prefetch(&voqs_[voq_index(i, static_cast<std::uint16_t>(o), p->type == PacketType::data ? 1 : 0)]);
     return;
   }
   // Step 0: and for a remote host the picked output link's first line (read).
-  const int o = prefetch_arrival_step0(p, dst_switch, plain_routes);
+  const int o = prefetch_arrival_step0(p, at, plain_routes);
   if (o < 0) return;
   if (const Link* out = port_links_[static_cast<std::uint16_t>(o)].out) out->load_state();
 }

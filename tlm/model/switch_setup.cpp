@@ -136,7 +136,8 @@ void Switch::build_routing() {
   policy_ = make_routing_function(config_.policy, ctx_, settings);
   telemetry_ = config_.policy == RoutingPolicy::telemetry;
   hash_routes_ = policy_->hash_only();
-  plain_routes_ = !routing_.has_groups() && !routing_.up_down() && !flowcut_;
+  plain_topology_ = !routing_.has_groups() && !routing_.up_down();
+  plain_routes_ = plain_topology_ && !flowcut_;
 }
 
 void Switch::attach(std::uint16_t port, Link* in_link, Link* out_link) {

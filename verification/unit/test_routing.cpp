@@ -25,6 +25,48 @@ TEST(Routing, SquareHasTwoEqualCostPaths) {
   r.check_connected();
 }
 
+// The packet path's view (a switch's row by host column, the host's switch and port) gives the same lists as
+// next_hops; the columns of switches with hosts come first, in the order of their first host.
+TEST(Routing, HostColumnsComeFirstAndGiveTheSameRoutes) {
+  // A line 0-1-2-3 with hosts on 3 (port 1) and on 1 (port 2): columns 3, 1, then 0, 2.
+  RoutingTable r({{1}, {0, 2, H}, {1, 3}, {2, H}}, {3, 1, 3}, {1, 2, 1}, {});
+  const RoutingTable::HostAt* at = r.host_at();
+  EXPECT_EQ(at[0].sw, 3u);
+  EXPECT_EQ(at[0].col, 0u);
+  EXPECT_EQ(at[0].port, 1);
+  EXPECT_EQ(at[1].sw, 1u);
+  EXPECT_EQ(at[1].col, 1u);
+  EXPECT_EQ(at[1].port, 2);
+  EXPECT_EQ(at[2].col, 0u);
+  for (std::uint32_t s = 0; s < 4; ++s) {
+    for (std::uint32_t h = 0; h < 3; ++h) {
+      if (at[h].sw == s) continue;
+      std::uint32_t n = 0, m = 0;
+      const std::uint16_t* a = r.next_hops(s, at[h].sw, n);
+      const std::uint16_t* b = RoutingTable::next_hop_list(r.next_hop_ports(), r.next_hop_row(s)[at[h].col], m);
+      ASSERT_EQ(n, m);
+      ASSERT_EQ(n, 1u);
+      EXPECT_EQ(a[0], b[0]);
+    }
+  }
+  std::uint32_t n = 0;
+  EXPECT_EQ(r.next_hops(0, 3, n)[0], 0);  // through the row's column for switch 3
+  EXPECT_EQ(r.next_hops(3, 0, n)[0], 0);  // a switch without hosts: a column after the hosts' switches
+  EXPECT_EQ(r.next_hops(1, 3, n)[0], 1);
+}
+
+// A list of more equal-cost next hops than an entry can count is refused, not cut short.
+TEST(Routing, TooManyEqualCostNextHopsAreRefused) {
+  // Switch 0 reaches switch 1 through 128 parallel ports (radix 129: the host on the last).
+  std::vector<std::uint32_t> zero(RoutingTable::kMaxNextHops + 1, 1), one(RoutingTable::kMaxNextHops + 1, 0);
+  zero.push_back(H);
+  one.push_back(H);
+  EXPECT_THROW(RoutingTable({zero, one}, {0, 1}, {128, 128}, {}), InputError);
+  zero.erase(zero.begin());
+  one.erase(one.begin());
+  EXPECT_NO_THROW(RoutingTable({zero, one}, {0, 1}, {127, 127}, {}));
+}
+
 TEST(Routing, DisconnectedGraphIsReported) {
   RoutingTable r({{H, 1}, {0}, {H}}, {0, 2}, {0, 0}, {});
   EXPECT_THROW(r.check_connected(), InputError);
