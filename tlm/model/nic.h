@@ -121,17 +121,19 @@ struct NicCounters {
 struct NicHotState {
   NicHotState(Fabric& fabric, FlowTable& flows, Ps latency_ps, std::size_t control_packets,
               std::uint32_t data_credit_bytes)
-      : flows_(flows), fabric_(fabric), latency_ps_(latency_ps), control_(control_packets),
+      : flows_(flows), fabric_(fabric), latency_ps_(static_cast<std::uint32_t>(latency_ps)), control_(control_packets),
         data_credit_bytes_(data_credit_bytes) {}
   // First line, after the vtable pointer; also all that a packet's delivery to the NIC reads (Nic::receive,
-  // called by the sender's link: the receiver hint of the sending switch points here).
+  // called by the sender's link: the receiver hint of the sending switch points here), and the number of
+  // prefetch steps, which the prefetch hook reads first.
   Link* in_link_ = nullptr;
   Link* out_link_ = nullptr;
   Ps tx_free_at_ = 0;
   std::unique_ptr<Transport> transport_;  // made by the NIC's constructor (it refers to the NIC's members)
   FlowTable& flows_;
   Fabric& fabric_;
-  Ps latency_ps_;  // nic.latency_ps
+  std::uint32_t latency_ps_;  // nic.latency_ps (the constructor refuses one above 2^32 - 1 ps)
+  bool deep_prefetch_ = false;  // fabric_.prefetch_steps() == 3, read at start_of_simulation
   // Second line.
   boost::circular_buffer<Packet*> control_;
   std::vector<std::uint32_t> active_;  // flows with packets left to send
@@ -139,7 +141,6 @@ struct NicHotState {
   std::uint32_t rr_ = 0;               // the active flow whose turn it is
   std::uint32_t data_credit_bytes_;    // the credit a data packet needs at most (MTU and header)
   bool tx_pending_ = false;
-  bool deep_prefetch_ = false;  // fabric_.prefetch_steps() == 3, read at start_of_simulation
 };
 
 // The NIC-only Flowcut variant runs the one Flowcut engine at its NIC site, with the NIC as its
@@ -206,6 +207,7 @@ class alignas(64) Nic : public EventTarget,
     deep_prefetch_ = fabric_.prefetch_steps() == 3;
   }
   void prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const override;
+  void prefetch_delivery_deep(const Packet* p, bool of_flow, bool ack, unsigned level) const;  // three steps
   void prefetch_hot_lines() const {
     __builtin_prefetch(&control_);
     __builtin_prefetch(&rr_);
