@@ -63,7 +63,9 @@ std::vector<KeyDef> run_keys() {
         "exactly when it annotates at least one quantum ahead (docs/tlm.md, Time)."),
       B("sim.huge_pages", "true",
         "Back the model's memory with transparent huge pages (Linux) once it is built, which saves most TLB "
-        "misses on large fabrics. Results do not depend on it; false leaves memory as the C library gives it."),
+        "misses on large fabrics. Results do not depend on it; false leaves memory as the C library gives it, "
+        "which takes less memory and starts sooner on the largest fabrics (65,536 hosts: about 5.2 GiB "
+        "instead of 6.5, and no collapse before the run) for an event loop a third slower there."),
       C<PrefetchSteps>("sim.prefetch", "auto",
         {{"auto", PrefetchSteps::automatic}, {"on", PrefetchSteps::on}, {"deep", PrefetchSteps::deep},
          {"off", PrefetchSteps::off}},

@@ -40,6 +40,14 @@ void prepare_huge_page_heap() {
 #endif
 }
 
+bool wants_huge_pages(const std::string& perms, unsigned long inode, const std::string& path, std::size_t bytes) {
+  if (perms != "rw-p" || inode != 0 || bytes == 0) return false;
+  // The heap holds the model at any size (above 4 GiB on 65,536 hosts, where leaving it out ran the event
+  // loop on 4 KiB pages: docs/performance.md, "Huge pages on the largest fabrics").
+  if (path == "[heap]") return true;
+  return path.empty() && bytes <= (std::size_t{1} << 30);
+}
+
 std::string use_huge_pages() {
 #if defined(NETASIC_NO_HUGE_PAGES)
   return "huge pages: not used under AddressSanitizer";
@@ -55,13 +63,11 @@ std::string use_huge_pages() {
     unsigned long inode = 0;
     in >> range >> perms >> offset >> dev >> inode;
     std::getline(in >> std::ws, path);
-    if (perms != "rw-p" || inode != 0 || !(path.empty() || path == "[heap]")) continue;
     const auto dash = range.find('-');
     const std::uintptr_t lo = std::stoull(range.substr(0, dash), nullptr, 16);
     const std::uintptr_t hi = std::stoull(range.substr(dash + 1), nullptr, 16);
     const std::uintptr_t a = (lo + kHuge - 1) & ~(kHuge - 1), b = hi & ~(kHuge - 1);
-    // Regions above 1 GiB are reservations (never the model's data): left alone.
-    if (b <= a || b - a > (std::size_t{1} << 30)) continue;
+    if (b <= a || !wants_huge_pages(perms, inode, path, b - a)) continue;
     ++regions;
     void* p = reinterpret_cast<void*>(a);
     if (madvise(p, b - a, MADV_HUGEPAGE) != 0) continue;

@@ -22,6 +22,11 @@ void prepare_huge_page_heap();
 // model is built, before it runs. Returns a one-line account of what was done, for the log.
 std::string use_huge_pages();
 
+// Whether use_huge_pages marks a mapping, given its line in /proc/self/maps (permissions, inode, path) and
+// the size of its 2 MiB-aligned part: private anonymous read-write memory, the heap at any size, other
+// anonymous regions up to 1 GiB (larger ones are reservations, never the model's data).
+bool wants_huge_pages(const std::string& perms, unsigned long inode, const std::string& path, std::size_t bytes);
+
 // Memory for a large, long-lived block (the packet pool's chunks): 2 MiB-aligned and marked for huge
 // pages before it is first touched. Throws std::bad_alloc when none is left. Release with free_huge.
 void* allocate_huge(std::size_t bytes);

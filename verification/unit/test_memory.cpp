@@ -30,6 +30,19 @@ TEST(HugePages, UseHugePagesSaysWhatItDid) {
   EXPECT_EQ(block[12345], 1);
 }
 
+TEST(HugePages, TheHeapAtAnySizeOtherAnonymousMemoryUpToOneGiB) {
+  constexpr std::size_t kGiB = std::size_t{1} << 30;
+  EXPECT_TRUE(wants_huge_pages("rw-p", 0, "[heap]", 6 * kGiB));  // the heap of 65,536 hosts
+  EXPECT_TRUE(wants_huge_pages("rw-p", 0, "[heap]", 2 << 20));
+  EXPECT_TRUE(wants_huge_pages("rw-p", 0, "", kGiB));
+  EXPECT_FALSE(wants_huge_pages("rw-p", 0, "", kGiB + (2 << 20)));  // a reservation
+  EXPECT_FALSE(wants_huge_pages("r--p", 0, "[heap]", 2 << 20));
+  EXPECT_FALSE(wants_huge_pages("rw-s", 0, "", 2 << 20));
+  EXPECT_FALSE(wants_huge_pages("rw-p", 1234, "/usr/lib/libsystemc.so", 2 << 20));
+  EXPECT_FALSE(wants_huge_pages("rw-p", 0, "[stack]", 2 << 20));
+  EXPECT_FALSE(wants_huge_pages("rw-p", 0, "[heap]", 0));
+}
+
 TEST(PacketPool, HandsOutDistinctCleanPacketsAcrossChunksAndReusesReturnedOnes) {
   PacketPool pool(100);  // small chunks: 250 packets span three
   std::set<Packet*> seen;
