@@ -122,12 +122,7 @@ void Nic::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const 
     if (deep_prefetch_) return prefetch_delivery_deep(p, of_flow, ack, level);
     if (level == 0) {
       prefetch_hot_lines();
-      if (of_flow) {
-        const char* f = reinterpret_cast<const char*>(&flows_.flows()[p->flow]);
-        __builtin_prefetch(f);
-        __builtin_prefetch(f + 64);
-        __builtin_prefetch(transport_.get());
-      }
+      if (of_flow) prefetch_flow_record(flows_.flows()[p->flow]);
       in_link_->prefetch_state();
     } else if (level == 1) {
       in_link_->prefetch_return_slot();
@@ -146,9 +141,7 @@ void Nic::prefetch(std::uint32_t kind, std::uint64_t data, unsigned step) const 
     if (!deep_prefetch_ || active_.empty()) return;
     const Flow& f = flows_.flows()[active_[rr_ < active_.size() ? rr_ : 0]];
     if (level == 1) {
-      __builtin_prefetch(transport_.get());
-      __builtin_prefetch(&f);
-      __builtin_prefetch(reinterpret_cast<const char*>(&f) + 64);
+      prefetch_flow_record(f);
     } else {
       transport_->prefetch_flow(f, true);
     }
@@ -167,12 +160,7 @@ void Nic::prefetch_delivery_deep(const Packet* p, bool of_flow, bool ack, unsign
     in_link_->prefetch_state();
   } else if (level == 1) {
     in_link_->prefetch_return_slot();
-    if (of_flow) {
-      const char* f = reinterpret_cast<const char*>(&flows_.flows()[p->flow]);
-      __builtin_prefetch(f);
-      __builtin_prefetch(f + 64);
-      __builtin_prefetch(transport_.get());
-    }
+    if (of_flow) prefetch_flow_record(flows_.flows()[p->flow]);
   } else {
     if (of_flow) transport_->prefetch_flow(flows_.flows()[p->flow], ack);
     if (out_link_) out_link_->prefetch_state();
