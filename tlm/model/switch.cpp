@@ -460,10 +460,10 @@ void Switch::inject_control(Packet* p, std::uint16_t o) {
 void Switch::egress_push(std::uint16_t o, std::uint32_t q, Packet* p) {
   const std::size_t eq = std::size_t{o} * egress_queues_ + q;
   EgressQueue& e = egress_[eq];
-  const std::uint32_t cap = egress_queue_packets_;
+  if (__builtin_expect(e.count == e.cap, 0)) grow_egress(e);  // the caller checked !egress_full(eq)
   std::uint32_t k = e.head + e.count;
-  if (k >= cap) k -= cap;
-  egress_slots_[eq * cap + k] = EgressEntry{p, p->t_ready};
+  if (k >= e.cap) k -= e.cap;
+  e.slots[k] = EgressEntry{p, p->t_ready};
   ++e.count;
   e.bytes += p->size_bytes;
   OutPort& op = out_ports_[o];
@@ -474,14 +474,13 @@ void Switch::egress_push(std::uint16_t o, std::uint32_t q, Packet* p) {
 Packet* Switch::egress_pop(std::uint16_t o, std::uint32_t q) {
   const std::size_t eq = std::size_t{o} * egress_queues_ + q;
   EgressQueue& e = egress_[eq];
-  const std::uint32_t cap = egress_queue_packets_;
-  Packet* p = egress_slots_[eq * cap + e.head].packet;
+  Packet* p = e.slots[e.head].packet;
   e.bytes -= p->size_bytes;
   if (--e.count == 0) {
     e.head = 0;
     set_bit(out_ports_[o].egress_nonempty, q, false);
   } else {
-    if (++e.head == cap) e.head = 0;
+    if (++e.head == e.cap) e.head = 0;
     // The new head leaves at the port's next transmission, a serialization or more from now, which reads its
     // packet. Pushed at its grant, the packet is out of the nearer caches by now: start bringing it in
     // (docs/performance.md, "A prefetch that needs no hook").

@@ -154,14 +154,23 @@ struct SwitchHotState {
     Packet* packet;
     Ps ready;
   };
-  // An egress queue: a ring of `egress_queue_packets` entries in one per-switch array (queue eq's entries at
-  // eq * egress_queue_packets), with its byte count. An emptied ring starts again at its first entry, so a
-  // queue that drains now and then keeps to its first cache lines instead of walking all of its slots.
-  struct EgressQueue {
+  // An egress queue: a ring of `cap` entries at `slots`, with its byte count. A ring starts with
+  // kEgressRingStart entries of the per-switch array egress_slots_ and doubles, up to egress_queue_packets, when
+  // a push finds it full (Switch::grow_egress; the larger rings are egress_grown_[grown]). A fabric's queues
+  // mostly hold a few packets, or none (the unused classes): sizing every ring for egress_queue_packets up
+  // front was the largest share of a large fabric's memory. An emptied ring starts again at its first entry,
+  // so a queue that drains now and then keeps to its first cache lines instead of walking all of its slots.
+  static constexpr std::uint32_t kEgressRingStart = 8;  // entries: two cache lines
+  static constexpr std::uint32_t kNotGrown = 0xffffffffu;
+  struct alignas(32) EgressQueue {
     std::uint64_t bytes = 0;
+    EgressEntry* slots = nullptr;
     std::uint32_t head = 0;
     std::uint32_t count = 0;
+    std::uint32_t cap = 0;
+    std::uint32_t grown = kNotGrown;
   };
+  static_assert(sizeof(EgressQueue) == 32, "two egress queues to a cache line");
 
   SwitchHotState(Fabric& fabric, const RoutingTable& routing, std::uint32_t id)
       : fabric_(fabric), host_at_(routing.host_at()), id_(id), route_row_(routing.next_hop_row(id)),
@@ -193,8 +202,9 @@ struct SwitchHotState {
   bool plain_routes_ = false;    // plain_topology_ and no Flowcut: the hooks may hash the route themselves
   bool wide_ = false;            // radix above 64
   // Third line: the egress rings, the mechanisms, the frames this switch generates, the crossbar's timing.
-  // [(o * egress_queues + q) * egress_queue_packets + k]; left uninitialized (only entries between a queue's head
-  // and its count are read), so building a large fabric does not write megabytes of slots never used.
+  // [(o * egress_queues + q) * min(kEgressRingStart, egress_queue_packets) + k]: each queue's first ring. Left
+  // uninitialized (only entries between a queue's head and its count are read), so building a large fabric
+  // does not write megabytes of slots never used.
   std::unique_ptr<EgressEntry[]> egress_slots_;
   std::unique_ptr<FlowcutEngine> flowcut_;  // before policy_, which refers to it
   std::unique_ptr<RoutingFunction> policy_;
@@ -248,6 +258,11 @@ class alignas(64) Switch : public EventTarget,
   const SwitchCounters& counters() const { return counters_; }
   // Largest backlog (VOQ + egress bytes) seen for an output, and the largest input-buffer fill per VC.
   std::uint64_t max_backlog(std::uint16_t port) const { return out_ports_[port].max_backlog; }
+  // Entries egress queue q of an output has room for now: its ring grows on demand, from
+  // min(8, egress_queue_packets) to at most egress_queue_packets, so this is at least the most it held.
+  std::uint32_t egress_ring_capacity(std::uint16_t port, std::uint32_t q) const {
+    return egress_[std::size_t{port} * egress_queues_ + q].cap;
+  }
   std::uint64_t max_input_fill(std::uint16_t port, std::uint8_t vc) const { return in_ports_[port].max_fill[vc]; }
   std::uint64_t backlog(std::uint16_t port) const { return out_ports_[port].backlog; }
 
@@ -450,8 +465,12 @@ class alignas(64) Switch : public EventTarget,
   std::vector<std::uint64_t> wide_request_;  // radix above 64: [(o * vcs + vc) * kWideWords + group]
   bool egress_full(std::size_t eq) const { return egress_[eq].count == egress_queue_packets_; }
   const EgressEntry& egress_front(std::size_t eq) const {
-    return egress_slots_[eq * egress_queue_packets_ + egress_[eq].head];
+    const EgressQueue& e = egress_[eq];
+    return e.slots[e.head];
   }
+  // A push found queue eq's ring full below egress_queue_packets: a ring twice its size (at most that).
+  void grow_egress(EgressQueue& e);
+  std::vector<std::unique_ptr<EgressEntry[]>> egress_grown_;  // the rings queues grew into (EgressQueue::grown)
   std::vector<std::uint64_t> queued_bytes_;           // lossy: [o * egress_queues + q] VOQ + egress bytes
 
   SwitchConfig config_;

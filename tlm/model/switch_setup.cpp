@@ -98,9 +98,14 @@ void Switch::lay_out_ports() {
   voqs_.reset(new Fifo[std::size_t{radix} * radix * config_.vcs]());
   wide_ = radix > 64;
   if (wide_) wide_request_.assign(std::size_t{radix} * config_.vcs * kWideWords, 0);
-  const std::size_t slots = config_.egress_queue_packets;
-  egress_.reset(new EgressQueue[std::size_t{radix} * config_.egress_queues]());
-  egress_slots_.reset(new EgressEntry[std::size_t{radix} * config_.egress_queues * slots]);
+  const std::uint32_t first = std::min(kEgressRingStart, config_.egress_queue_packets);
+  const std::size_t queues = std::size_t{radix} * config_.egress_queues;
+  egress_.reset(new EgressQueue[queues]());
+  egress_slots_.reset(new EgressEntry[queues * first]);
+  for (std::size_t eq = 0; eq < queues; ++eq) {
+    egress_[eq].slots = &egress_slots_[eq * first];
+    egress_[eq].cap = first;
+  }
   for (std::uint16_t o = 0; o < radix; ++o)
     for (std::uint32_t q = 1; q < config_.egress_queues; ++q)
       set_bit(out_ports_[o].data_slot_free, q, data_slot_free(std::size_t{o} * config_.egress_queues + q));
@@ -108,6 +113,25 @@ void Switch::lay_out_ports() {
                              (config_.ports_per_tile * config_.tile_columns);
   column_busy_.reset(new Ps[std::size_t{rows} * radix]());
   if (config_.lossless == false) queued_bytes_.assign(std::size_t{radix} * config_.egress_queues, 0);
+}
+
+void Switch::grow_egress(EgressQueue& e) {
+  // Rare: a queue grows only until its ring holds the most packets it ever held at once.
+  const std::uint32_t cap = std::min(e.cap * 2, egress_queue_packets_);
+  std::unique_ptr<EgressEntry[]> ring(new EgressEntry[cap]);
+  for (std::uint32_t k = 0, j = e.head; k < e.count; ++k) {
+    ring[k] = e.slots[j];
+    if (++j == e.cap) j = 0;
+  }
+  e.slots = ring.get();
+  e.head = 0;
+  e.cap = cap;
+  if (e.grown == kNotGrown) {
+    e.grown = static_cast<std::uint32_t>(egress_grown_.size());
+    egress_grown_.push_back(std::move(ring));
+  } else {
+    egress_grown_[e.grown] = std::move(ring);  // frees the ring it grew out of
+  }
 }
 
 void Switch::build_routing() {

@@ -105,6 +105,30 @@ TEST(Credits, IncastNeverOverflowsAnInputBufferAndDeliversEveryByteOnce) {
   EXPECT_EQ(j["packets"]["injected"], j["packets"]["delivered"]);
 }
 
+// An egress queue's ring starts small and grows as the queue fills, to egress_queue_packets at most
+// (20 here: 8, 16, then 20), keeping its packets in order across each growth while the port drains it. Into
+// the switch at 100 Gb/s, out at 10 Gb/s: the queue fills; once the first packet is out, the slow link sends
+// back to back, so the flow ends at (1000 + 350) ns + 40 serializations of 1084 B at 10 Gb/s (867.2 ns)
+// + 1000 ns, whatever the ring's size, as long as nothing is lost, repeated or reordered.
+TEST(EgressQueue, ARingGrowsToTheDescriptorLimitAndKeepsItsPacketsInOrder) {
+  Scenario s = scenario({"topology.type=file", "topology.file=" + two_host_topology("100Gbps", "10Gbps"),
+                         "workload.type=incast", "workload.incast.senders=1", "workload.incast.destination=1",
+                         "workload.size_bytes=40000", "nic.mtu_bytes=1000", "switch.egress_queue_packets=20",
+                         "switch.egress_queue_bytes=1048576"});
+  auto sim = run(s);
+  ASSERT_TRUE(sim->all_flows_completed());
+  const Flow& f = sim->flows().flows().at(0);
+  EXPECT_EQ(f.finish - f.start, static_cast<Ps>((1000 + 350 + 1000) * kNs + 40 * 867200));
+  const auto j = sim->summary();
+  EXPECT_EQ(j["bytes"]["delivered"].get<std::uint64_t>(), 40000u);
+  EXPECT_EQ(j["packets"]["duplicates"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(j["packets"]["out_of_order"].get<std::uint64_t>(), 0u);  // one path: only the switch could reorder
+  EXPECT_EQ(j["packets"]["injected"], j["packets"]["delivered"]);
+  const auto& sw = sim->switches().at(0);
+  EXPECT_EQ(sw->egress_ring_capacity(1, 1), 20u);  // the data queue toward host 1 filled up
+  EXPECT_EQ(sw->egress_ring_capacity(1, 2), 8u);   // a class with no traffic kept its first ring
+}
+
 // A link hands each packet to whatever its `out` socket is bound to. The model's own ports take it as a
 // direct call; any other packet-protocol target gets b_transport with a generic payload carrying the packet
 // in its PacketExtension. Both see the same packet and the same delay (transmission offset plus
