@@ -12,7 +12,7 @@
 #include <systemc>
 #include <tlm>
 
-#include <boost/circular_buffer.hpp>
+#include "tlm/model/packet_ring.h"
 
 #include <array>
 #include <memory>
@@ -121,7 +121,7 @@ struct NicCounters {
 struct NicHotState {
   NicHotState(Fabric& fabric, FlowTable& flows, Ps latency_ps, std::size_t control_packets,
               std::uint32_t data_credit_bytes)
-      : flows_(flows), fabric_(fabric), latency_ps_(static_cast<std::uint32_t>(latency_ps)), control_(control_packets),
+      : flows_(flows), fabric_(fabric), latency_ps_(static_cast<std::uint32_t>(latency_ps)), control_(static_cast<std::uint32_t>(control_packets)),
         data_credit_bytes_(data_credit_bytes) {}
   // First line, after the vtable pointer; also all that a packet's delivery to the NIC reads (Nic::receive,
   // called by the sender's link: the receiver hint of the sending switch points here), and the number of
@@ -135,7 +135,7 @@ struct NicHotState {
   std::uint32_t latency_ps_;  // nic.latency_ps (the constructor refuses one above 2^32 - 1 ps)
   bool deep_prefetch_ = false;  // fabric_.prefetch_steps() == 3, read at start_of_simulation
   // Second line.
-  boost::circular_buffer<Packet*> control_;
+  PacketRing control_;
   std::vector<std::uint32_t> active_;  // flows with packets left to send
   // Third line.
   std::uint32_t rr_ = 0;               // the active flow whose turn it is

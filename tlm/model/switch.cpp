@@ -410,7 +410,7 @@ void Switch::send_fc_frames() {
     f->in_size = 0;
     // A lost RESUME would stop a flow for good: the queue grows rather than drop a frame.
     auto& q = local_control_[fr.port];
-    if (q.full()) q.set_capacity(2 * q.capacity());
+    if (q.full()) q.raise_limit(2 * q.limit());
     q.push_back(f);
     fabric_.schedule(fabric_.now(), this, kFcKick, fr.port);
   }

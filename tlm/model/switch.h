@@ -11,7 +11,7 @@
 #include <systemc>
 #include <tlm>
 
-#include <boost/circular_buffer.hpp>
+#include "tlm/model/packet_ring.h"
 
 #include <algorithm>
 #include <array>
@@ -209,7 +209,7 @@ struct SwitchHotState {
   std::unique_ptr<FlowcutEngine> flowcut_;  // before policy_, which refers to it
   std::unique_ptr<RoutingFunction> policy_;
   std::unique_ptr<EgressFc> efc_;  // switch.flow_control other than none: data egress queues live here
-  boost::circular_buffer<Packet*>* local_queues_ = nullptr;  // local_control_'s per output, null when none
+  PacketRing* local_queues_ = nullptr;  // local_control_'s per output, null when none
   Ps xbar_ps_ = 0;  // grant to egress-ready: latency minus ingress
   double internal_ps_per_byte_ = 0;
   std::unique_ptr<Ps[]> column_busy_;  // [row * radix + o]
@@ -476,7 +476,7 @@ class alignas(64) Switch : public EventTarget,
   SwitchConfig config_;
   Rng rng_;
   RoutingContext ctx_;  // what the policy and the Flowcut engine read of this switch
-  std::vector<boost::circular_buffer<Packet*>> local_control_;  // per output: frames generated here
+  std::vector<PacketRing> local_control_;  // per output: frames generated here
   std::vector<FcFrame> fc_out_;
 };
 

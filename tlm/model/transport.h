@@ -7,7 +7,7 @@
 // nic.transport from a registry: a new transport is one class and one registry line.
 #pragma once
 
-#include <boost/circular_buffer.hpp>
+#include "tlm/model/packet_ring.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -81,7 +81,7 @@ struct NicContext {
   FlowTable& flows;
   const NicConfig& config;
   NicCounters& counters;
-  boost::circular_buffer<Packet*>& control;
+  PacketRing& control;
   std::vector<std::uint32_t>& active;
   const char* name;
   EventTarget* owner;  // the NIC: pacing wake-ups (wake_at) are its events

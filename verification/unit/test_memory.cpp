@@ -3,14 +3,74 @@
 
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 #include "tlm/common/huge_pages.h"
 #include "tlm/model/packet.h"
+#include "tlm/model/packet_ring.h"
 
 namespace netasic {
 namespace {
+
+// A control queue's ring against a plain FIFO: pushes and pops interleaved so the ring wraps before each
+// growth, up to a limit that is not a power of two (8, 16, 32, then 40).
+TEST(PacketRing, GrowsToItsLimitKeepingOrderAcrossWraps) {
+  std::vector<Packet> packets(200);
+  PacketRing ring(40);
+  std::deque<Packet*> fifo;
+  EXPECT_EQ(ring.capacity(), PacketRing::kFirst);
+  std::size_t next = 0;
+  for (int round = 0; round < 6; ++round) {
+    // Fill to the limit two pushes to one pop, then drain all but a few.
+    while (!ring.full()) {
+      ring.push_back(&packets[next % packets.size()]);
+      fifo.push_back(&packets[next++ % packets.size()]);
+      if (next % 2 == 0 && !ring.empty()) {
+        ASSERT_EQ(ring.front(), fifo.front());
+        ring.pop_front();
+        fifo.pop_front();
+      }
+      ASSERT_EQ(ring.size(), fifo.size());
+      ASSERT_LE(ring.size(), ring.capacity());
+    }
+    EXPECT_EQ(ring.size(), 40u);
+    EXPECT_EQ(ring.capacity(), 40u);
+    while (ring.size() > 3u) {
+      ASSERT_EQ(ring.front(), fifo.front());
+      ring.pop_front();
+      fifo.pop_front();
+    }
+  }
+  while (!ring.full()) {
+    ring.push_back(&packets[next % packets.size()]);
+    fifo.push_back(&packets[next++ % packets.size()]);
+  }
+  EXPECT_THROW(ring.push_back(&packets[0]), std::logic_error);  // the caller checks full() first
+  ring.raise_limit(50);  // what a switch does for its RESUME frames
+  EXPECT_FALSE(ring.full());
+  ring.push_back(&packets[next % packets.size()]);
+  fifo.push_back(&packets[next++ % packets.size()]);
+  EXPECT_EQ(ring.capacity(), 50u);
+  while (!ring.empty()) {
+    ASSERT_EQ(ring.front(), fifo.front());
+    ring.pop_front();
+    fifo.pop_front();
+  }
+  EXPECT_TRUE(fifo.empty());
+}
+
+TEST(PacketRing, ALimitBelowTheFirstRingIsTheRing) {
+  PacketRing ring(2);
+  EXPECT_EQ(ring.capacity(), 2u);
+  Packet a, b;
+  ring.push_back(&a);
+  ring.push_back(&b);
+  EXPECT_TRUE(ring.full());
+  EXPECT_EQ(ring.front(), &a);
+}
 
 TEST(HugePages, AllocateHugeIsAlignedToTwoMiBAndUsable) {
   const std::size_t bytes = 3 * 1000 * 1000;

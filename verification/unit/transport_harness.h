@@ -98,7 +98,7 @@ class TransportHarness {
   FlowTable flows_;
   NicConfig config_;
   NicCounters counters_;
-  boost::circular_buffer<Packet*> control_;
+  PacketRing control_;
   std::vector<std::uint32_t> active_;
   NicContext ctx_;
   std::unique_ptr<Transport> transport_;
