@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "tlm/common/error.h"
 #include "tlm/common/rng.h"
@@ -117,6 +118,8 @@ void Switch::lay_out_ports() {
 
 void Switch::grow_egress(EgressQueue& e) {
   // Rare: a queue grows only until its ring holds the most packets it ever held at once.
+  if (e.cap == egress_queue_packets_)
+    throw std::logic_error(fmt::format("{}: a push onto a full egress queue (the grant checks its room)", name()));
   const std::uint32_t cap = std::min(e.cap * 2, egress_queue_packets_);
   std::unique_ptr<EgressEntry[]> ring(new EgressEntry[cap]);
   for (std::uint32_t k = 0, j = e.head; k < e.count; ++k) {
