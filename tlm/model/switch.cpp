@@ -290,12 +290,23 @@ void Switch::transmit_next(std::uint16_t o) {
   if (!(busy[0] & 1) || !consider(0)) {
     // Data queues that hold packets, round-robin from the one after the last served.
     const std::uint32_t start = op.rr_queue >= data_queues_ ? 1 : op.rr_queue + 1;
-    auto scan = [&](std::uint32_t lo, std::uint32_t hi) {
-      for (std::uint32_t c = first_bit(busy, lo, hi); c != kNoQueue; c = first_bit(busy, c + 1, hi))
-        if (consider(c)) return true;
-      return false;
-    };
-    if (!scan(start, data_queues_ + 1)) scan(1, start);
+    if (egress_queues_ <= 64) {
+      // Every queue's bit in the first word (start < 64): its busy data queues from `start` up, then those
+      // below it, lowest bit first.
+      const std::uint64_t data = busy[0] & ~std::uint64_t{1};
+      bool found = false;
+      for (std::uint64_t m = data & (~std::uint64_t{0} << start); m && !found; m &= m - 1)
+        found = consider(static_cast<std::uint32_t>(__builtin_ctzll(m)));
+      for (std::uint64_t m = data & ((std::uint64_t{1} << start) - 1); m && !found; m &= m - 1)
+        found = consider(static_cast<std::uint32_t>(__builtin_ctzll(m)));
+    } else {
+      auto scan = [&](std::uint32_t lo, std::uint32_t hi) {
+        for (std::uint32_t c = first_bit(busy, lo, hi); c != kNoQueue; c = first_bit(busy, c + 1, hi))
+          if (consider(c)) return true;
+        return false;
+      };
+      if (!scan(start, data_queues_ + 1)) scan(1, start);
+    }
   }
   if (q == kNoQueue) q = earliest;
   if (q != 0) op.rr_queue = static_cast<std::uint16_t>(q);

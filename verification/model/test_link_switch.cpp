@@ -129,6 +129,28 @@ TEST(EgressQueue, ARingGrowsToTheDescriptorLimitAndKeepsItsPacketsInOrder) {
   EXPECT_EQ(sw->egress_ring_capacity(1, 2), 8u);   // a class with no traffic kept its first ring
 }
 
+// Two classes share an output round-robin, one packet each in turn. Hosts 0 and 1 each send 400,000 B to host
+// 2 through one switch, in traffic classes 0 and 1 (data egress queues 1 and 2). The output is busy from the
+// first packet's departure ((1000 + 350) ns) to the last one's: 2 x (97 x 4,180 + 2,772) B on the wire at
+// 100 Gb/s, 65,317.12 ns, then 1000 ns to host 2. Taking turns, the flows end within one packet's
+// serialization (4,180 B: 334.4 ns) of each other; serving the lower queue first would end flow 0 near half
+// time.
+TEST(EgressQueue, DataClassesShareAnOutputRoundRobin) {
+  const std::string topo = write_temp("three_hosts.txt",
+                                      "4 1 3\n3\n0 3 100Gbps 1000ns 0\n1 3 100Gbps 1000ns 0\n2 3 100Gbps 1000ns 0\n");
+  const std::string flows = write_temp("two_classes.txt", "2\n0 2 0 100 400000 0\n1 2 1 100 400000 0\n");
+  auto sim = run(scenario({"topology.type=file", "topology.file=" + topo, "workload.type=file", "workload.file=" + flows}));
+  ASSERT_TRUE(sim->all_flows_completed());
+  const auto& f = sim->flows().flows();
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f.at(0).tclass, 0u);
+  EXPECT_EQ(f.at(1).tclass, 1u);
+  const Ps last = std::max(f.at(0).finish, f.at(1).finish);
+  EXPECT_EQ(last, static_cast<Ps>((1000 + 350 + 1000) * kNs + 65317120));
+  const Ps gap = f.at(0).finish > f.at(1).finish ? f.at(0).finish - f.at(1).finish : f.at(1).finish - f.at(0).finish;
+  EXPECT_LE(gap, static_cast<Ps>(334400));
+}
+
 // A link hands each packet to whatever its `out` socket is bound to. The model's own ports take it as a
 // direct call; any other packet-protocol target gets b_transport with a generic payload carrying the packet
 // in its PacketExtension. Both see the same packet and the same delay (transmission offset plus
