@@ -13,6 +13,22 @@ namespace netasic {
 
 struct Packet;
 
+// The growth both kinds of growing ring share (PacketRing, the switch's egress rings): twice the entries, at
+// most `limit`; and the entries of a full ring moved into the new storage oldest first, so that its head is 0.
+inline std::uint32_t grown_ring_size(std::uint32_t cap, std::uint32_t limit) {
+  return cap > limit / 2 ? limit : cap * 2;
+}
+template <class T>
+std::unique_ptr<T[]> regrow_ring(const T* from, std::uint32_t head, std::uint32_t count, std::uint32_t cap,
+                                 std::uint32_t new_cap) {
+  std::unique_ptr<T[]> to(new T[new_cap]);
+  for (std::uint32_t k = 0, j = head; k < count; ++k) {
+    to[k] = from[j];
+    if (++j == cap) j = 0;
+  }
+  return to;
+}
+
 class PacketRing {
  public:
   static constexpr std::uint32_t kFirst = 8;  // entries: one cache line

@@ -120,12 +120,8 @@ void Switch::grow_egress(EgressQueue& e) {
   // Rare: a queue grows only until its ring holds the most packets it ever held at once.
   if (e.cap == egress_queue_packets_)
     throw std::logic_error(fmt::format("{}: a push onto a full egress queue (the grant checks its room)", name()));
-  const std::uint32_t cap = std::min(e.cap * 2, egress_queue_packets_);
-  std::unique_ptr<EgressEntry[]> ring(new EgressEntry[cap]);
-  for (std::uint32_t k = 0, j = e.head; k < e.count; ++k) {
-    ring[k] = e.slots[j];
-    if (++j == e.cap) j = 0;
-  }
+  const std::uint32_t cap = grown_ring_size(e.cap, egress_queue_packets_);
+  std::unique_ptr<EgressEntry[]> ring = regrow_ring(e.slots, e.head, e.count, e.cap, cap);
   e.slots = ring.get();
   e.head = 0;
   e.cap = cap;
