@@ -115,10 +115,16 @@ void Link::return_credits(std::uint8_t vc, std::uint32_t bytes) {
 void Link::absorb_credit(Ps at, std::uint8_t vc, std::uint32_t bytes) {
   if (hot_.credit_tail - hot_.credit_head > hot_.credit_mask) grow_returns();  // full
   hot_.returns[hot_.credit_tail++ & hot_.credit_mask] = CreditReturn{at, bytes, vc};
-  if (hot_.sender_waiting && !hot_.credit_event_pending) {
-    hot_.credit_event_pending = true;
-    schedule_credit_arrival(at);
+  // Returns arrive in the order they are made: one already scheduled wake-up is never later than this one.
+  if ((hot_.waiting_vcs >> vc & 1) && hot_.wake_at == kNever) {
+    if (bytes >= hot_.deficit) schedule_wake(at);
+    else hot_.deficit -= bytes;
   }
+}
+
+void Link::schedule_wake(Ps at) {
+  hot_.wake_at = at;
+  schedule_credit_arrival(at);
 }
 
 // Under the causal order the arrival of the credits made at `at` - propagation has the same place among
@@ -145,19 +151,28 @@ void Link::grow_returns() {
   hot_.credit_mask = static_cast<std::uint32_t>(returns_.size() - 1);
 }
 
-void Link::wait_for_credit() {
-  hot_.sender_waiting = true;
-  if (!hot_.credit_event_pending && hot_.credit_head != hot_.credit_tail) {
-    hot_.credit_event_pending = true;
-    schedule_credit_arrival(hot_.returns[hot_.credit_head & hot_.credit_mask].at);
+// wait_for_credit with returns in flight: the first that brings `vc` up to `bytes` wakes the sender (unless
+// a wake-up is due before it).
+void Link::wait_for_returns(std::uint8_t vc, std::uint32_t bytes) {
+  std::int64_t held = hot_.credits[vc];
+  for (std::uint32_t k = hot_.credit_head; k != hot_.credit_tail; ++k) {
+    const CreditReturn& r = hot_.returns[k & hot_.credit_mask];
+    if (r.vc != vc) continue;
+    held += r.bytes;
+    if (held >= static_cast<std::int64_t>(bytes)) {
+      if (r.at < hot_.wake_at) schedule_wake(r.at);
+      return;
+    }
   }
+  lacking(vc, static_cast<std::uint32_t>(static_cast<std::int64_t>(bytes) - held));
 }
 
 void Link::on_event(std::uint32_t kind, std::uint64_t) {
   if (kind != kCreditArrives) return;
-  hot_.credit_event_pending = false;
+  if (hot_.fabric->now() != hot_.wake_at) return;  // replaced by an earlier wake-up
+  hot_.wake_at = kNever;
   absorb_due_credits();
-  hot_.sender_waiting = false;
+  hot_.waiting_vcs = 0;
   // The sender retries; if it still lacks credit it waits again (has_credit re-arms the wake-up).
   if (sender_) sender_->on_credit(sender_port_);
 }

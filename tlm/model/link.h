@@ -106,20 +106,21 @@ class Link : public sc_core::sc_module, public EventTarget {
   }
   // When the transmitter is next free (end of the current serialization).
   Ps free_at() const { return hot_.busy_until; }
-  // Whether `bytes` of credit are available on `vc` now. When not, the sender is told (on_credit) as
-  // soon as a credit return arrives: credits in flight cost no event unless a sender waits for them.
+  // Whether `bytes` of credit are available on `vc` now. When not, the sender is told (on_credit) when the
+  // credit returns in flight first bring some VC it waits on up to the least it asked for: credits in flight
+  // cost no event unless a sender waits for them, and a return too small for every waiting head wakes no one.
   bool has_credit(std::uint8_t vc, std::uint32_t bytes) {
     if (!hot_.lossless) return true;
     absorb_due_credits();
     if (hot_.credits[vc] >= static_cast<std::int64_t>(bytes)) return true;
-    wait_for_credit();
+    wait_for_credit(vc, bytes);
     return false;
   }
   // The same, right after has_credit at the same time with no credit return in between: nothing is due that
   // has_credit did not absorb (the arbiter's check of a head after its check of the VC).
   bool has_absorbed_credit(std::uint8_t vc, std::uint32_t bytes) {
     if (!hot_.lossless || hot_.credits[vc] >= static_cast<std::int64_t>(bytes)) return true;
-    wait_for_credit();
+    wait_for_credit(vc, bytes);
     return false;
   }
   std::int64_t credits(std::uint8_t vc) {
@@ -212,7 +213,20 @@ class Link : public sc_core::sc_module, public EventTarget {
     __builtin_prefetch(&hot_.packets);
     __builtin_prefetch(&hot_.first_returns);
   }
-  void wait_for_credit();
+  // The sender found less than `bytes` on `vc` (after absorbing what was due). It is woken when the returns in
+  // flight bring the VC up to that; when they do not, once further returns on a VC it waits on add up to the
+  // least it still lacks on any of them (early when another VC lacked less, never late). Most checks that
+  // fail find no return in flight (the receiver is itself held up): those only note what is lacking.
+  void wait_for_credit(std::uint8_t vc, std::uint32_t bytes) {
+    if (hot_.credit_head != hot_.credit_tail) return wait_for_returns(vc, bytes);
+    lacking(vc, static_cast<std::uint32_t>(static_cast<std::int64_t>(bytes) - hot_.credits[vc]));
+  }
+  void lacking(std::uint8_t vc, std::uint32_t bytes) {
+    if (!hot_.waiting_vcs || bytes < hot_.deficit) hot_.deficit = bytes;
+    hot_.waiting_vcs |= static_cast<std::uint8_t>(1u << vc);
+  }
+  void wait_for_returns(std::uint8_t vc, std::uint32_t bytes);
+  void schedule_wake(Ps at);
   void grow_returns();
   void schedule_credit_arrival(Ps at);
   void refresh_slow() { hot_.slow = observer_ != nullptr || config_.error_rate > 0 || fabric_.causal() || cut_ != nullptr; }
@@ -238,15 +252,21 @@ class Link : public sc_core::sc_module, public EventTarget {
     std::uint32_t overhead_bytes = 0;
     bool lossless = true;
     bool slow = false;  // error_rate > 0 or an observer: the per-packet path takes the slow branch
-    bool sender_waiting = false;
-    bool credit_event_pending = false;
+    // The VCs a sender found short of credit, beyond what is in flight, since it was last woken (bit per VC;
+    // 0: none), and how many bytes of returns on them still to come cover the least of those needs (deficit,
+    // in the next line).
+    std::uint8_t waiting_vcs = 0;
     bool cut = false;  // credit returns go to the LinkCut
     alignas(64) std::array<std::int64_t, kMaxVcs> credits{};
     std::array<std::uint32_t, kMaxVcs> credit_limit{};
+    std::uint32_t deficit = 0;
     alignas(64) std::uint64_t packets = 0;
     std::uint64_t wire_bytes = 0;
     Ps busy_time = 0;
     DirectReceiver rx;            // what `out` is bound to (resolved at the end of elaboration)
+    // When the sender's wake-up is due (kNever: none scheduled). A wake-up moved earlier leaves its first event
+    // in the queue, which finds a different time here and does nothing.
+    Ps wake_at = kNever;
     // The ring's first storage: returns come back about one propagation delay after they are made and an
     // emptied ring restarts at its first entry, so most links never need more than these four, and the
     // ring is then a line of the link's own instead of one elsewhere (grow_returns moves it to returns_).
