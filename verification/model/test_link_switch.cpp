@@ -282,7 +282,7 @@ struct CreditBench {
   } ends{"ends"};
   static LinkConfig config() {
     LinkConfig lc;
-    lc.prop_ps = 500 * 1000;
+    lc.prop_ps = 500 * kPsPerNs;
     lc.vc_credit_bytes = {8192, 8192, 8192};
     return lc;
   }
@@ -295,15 +295,13 @@ struct CreditBench {
   // Step k at `ns`.
   void at_ns(std::uint32_t ns, std::function<void()> step) {
     script.steps.push_back(std::move(step));
-    fabric.schedule(static_cast<Ps>(ns) * 1000, &script, static_cast<std::uint32_t>(script.steps.size() - 1));
+    fabric.schedule(ns * kPsPerNs, &script, static_cast<std::uint32_t>(script.steps.size() - 1));
   }
   std::vector<Ps> run() {
     sc_core::sc_start();
     return sender.at;
   }
 };
-constexpr Ps kNsPs = 1000;
-
 TEST(Credits, ASenderWakesOnceTheReturnsCoverWhatItLacks) {
   CreditBench b;
   std::vector<bool> ok;
@@ -314,7 +312,7 @@ TEST(Credits, ASenderWakesOnceTheReturnsCoverWhatItLacks) {
   // The receiver frees 1 KiB at 100, 200, 300 and 400 ns; each reaches the sender 500 ns later.
   for (std::uint32_t ns : {100, 200, 300, 400}) b.at_ns(ns, [&] { b.link.return_credits(1, 1024); });
   b.sender.retry = [&] { ok.push_back(b.link.has_credit(1, 4096)); };
-  EXPECT_EQ(b.run(), std::vector<Ps>{900 * kNsPs});
+  EXPECT_EQ(b.run(), std::vector<Ps>{900 * kPsPerNs});
   EXPECT_EQ(ok, (std::vector<bool>{false, true}));
   EXPECT_EQ(b.link.credits(1), 4096);
 }
@@ -334,7 +332,7 @@ TEST(Credits, ReturnsInFlightWakeTheSenderAtTheOneThatCoversItsNeed) {
     if (++retries == 1) EXPECT_FALSE(b.link.has_credit(1, 4096));
     else EXPECT_TRUE(b.link.has_credit(1, 4096));
   };
-  EXPECT_EQ(b.run(), (std::vector<Ps>{600 * kNsPs, 700 * kNsPs}));
+  EXPECT_EQ(b.run(), (std::vector<Ps>{600 * kPsPerNs, 700 * kPsPerNs}));
   EXPECT_EQ(b.link.credits(1), 6144);
 }
 
@@ -349,7 +347,7 @@ TEST(Credits, ASenderShortOnTwoVcsWakesForTheFirstReturnThatCoversEither) {
   b.at_ns(100, [&] { b.link.return_credits(1, 256); });  // 600 ns: covers neither
   b.at_ns(200, [&] { b.link.return_credits(2, 512); });  // 700 ns: covers VC 2
   b.at_ns(300, [&] { b.link.return_credits(1, 4096); });
-  EXPECT_EQ(b.run(), std::vector<Ps>{700 * kNsPs});
+  EXPECT_EQ(b.run(), std::vector<Ps>{700 * kPsPerNs});
   EXPECT_EQ(b.link.credits(2), 512);
 }
 
