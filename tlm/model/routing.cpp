@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <deque>
-#include <map>
+#include <string>
+#include <unordered_map>
 
 #include "tlm/common/error.h"
 
@@ -32,21 +34,77 @@ RoutingTable::RoutingTable(std::vector<std::vector<std::uint32_t>> port_peer, st
       host_port_(std::move(host_port)),
       group_of_(std::move(group_of)),
       n_(static_cast<std::uint32_t>(port_peer_.size())) {
-  // Distances: one BFS per destination switch over the switch graph.
-  dist_.assign(std::size_t{n_} * n_, kUnreachable);
+  std::vector<std::uint16_t> from = distances_by_source();
+  // dist_ is the same table by destination, transposed in tiles that stay in cache.
+  dist_.resize(std::size_t{n_} * n_);
+  constexpr std::uint32_t kTile = 64;
+  for (std::uint32_t v0 = 0; v0 < n_; v0 += kTile)
+    for (std::uint32_t t0 = 0; t0 < n_; t0 += kTile)
+      for (std::uint32_t v = v0; v < std::min(n_, v0 + kTile); ++v)
+        for (std::uint32_t t = t0; t < std::min(n_, t0 + kTile); ++t)
+          dist_[std::size_t{t} * n_ + v] = from[std::size_t{v} * n_ + t];
+  build_next_hops(from);
+  if (!group_of_.empty()) build_group_routes();
+}
+
+// Every switch's distance to every other, as from[v * n + t] = distance(v, t): the length of the shortest
+// path from t to v along the ports' links (one BFS from each t, the switch graph's links being cables used
+// both ways). All n searches run at once, one bit per source: reach[v] holds the sources whose search has
+// come to v, and each level ORs every switch's set into its peers'. A level costs a pass over the links of
+// n/64 words each, against a pass over the links for each BFS, so the sets are faster while the graph's
+// diameter is under 64 levels (a fat tree's is 4); a wider one (a long ring) falls back to the BFSs.
+std::vector<std::uint16_t> RoutingTable::distances_by_source() const {
+  const std::size_t n = n_, words = (n + 63) / 64;
+  std::vector<std::uint16_t> from(n * n, kUnreachable);
+  std::vector<std::uint64_t> reach(n * words, 0), next;
+  for (std::size_t v = 0; v < n; ++v) {
+    reach[v * words + v / 64] = std::uint64_t{1} << (v % 64);
+    from[v * n + v] = 0;
+  }
+  constexpr std::uint16_t kMaxLevels = 64;
+  for (std::uint16_t level = 1;; ++level) {
+    if (level > kMaxLevels) return distances_by_bfs();
+    next = reach;
+    for (std::size_t u = 0; u < n; ++u) {
+      const std::uint64_t* ru = &reach[u * words];
+      for (std::uint32_t v : port_peer_[u]) {
+        if (v >= n) continue;
+        std::uint64_t* rv = &next[std::size_t{v} * words];
+        for (std::size_t w = 0; w < words; ++w) rv[w] |= ru[w];
+      }
+    }
+    bool grew = false;
+    for (std::size_t v = 0; v < n; ++v) {
+      std::uint16_t* row = &from[v * n];
+      for (std::size_t w = 0; w < words; ++w) {
+        for (std::uint64_t fresh = next[v * words + w] & ~reach[v * words + w]; fresh; fresh &= fresh - 1) {
+          row[w * 64 + static_cast<std::size_t>(__builtin_ctzll(fresh))] = level;
+          grew = true;
+        }
+      }
+    }
+    if (!grew) return from;
+    reach.swap(next);
+  }
+}
+
+std::vector<std::uint16_t> RoutingTable::distances_by_bfs() const {
+  const std::size_t n = n_;
+  std::vector<std::uint16_t> by_destination(n * n, kUnreachable), from(n * n);
   std::vector<std::uint32_t> frontier;
-  frontier.reserve(n_);
+  frontier.reserve(n);
   for (std::uint32_t t = 0; t < n_; ++t) {
-    std::uint16_t* d = &dist_[std::size_t{t} * n_];
+    std::uint16_t* d = &by_destination[std::size_t{t} * n];
     frontier.assign(1, t);
     d[t] = 0;
     bfs(port_peer_, d, frontier);
   }
-  build_next_hops();
-  if (!group_of_.empty()) build_group_routes();
+  for (std::size_t t = 0; t < n; ++t)
+    for (std::size_t v = 0; v < n; ++v) from[v * n + t] = by_destination[t * n + v];
+  return from;
 }
 
-void RoutingTable::build_next_hops() {
+void RoutingTable::build_next_hops(const std::vector<std::uint16_t>& from) {
   // Next hops: ports of s whose peer is one step closer to t. A switch has few distinct lists (on a fat
   // tree, its up ports serve every destination outside its subtree), so each list is stored once and the
   // per-destination entries name it: the lists stay in cache and a route reads one entry.
@@ -62,28 +120,47 @@ void RoutingTable::build_next_hops() {
   for (std::size_t h = 0; h < host_switch_.size(); ++h)
     host_at_[h] = HostAt{host_switch_[h], host_switch_[h] < n_ ? col_of_[host_switch_[h]] : kNoColumn, host_port_[h]};
   nh_entry_.assign(std::size_t{n_} * n_, 0);
-  std::map<std::vector<std::uint16_t>, std::uint32_t> seen;
-  std::vector<std::uint16_t> list;
+  // Switch s's lists toward every t at once, as bit masks of its ports (radix/64 words per destination):
+  // port p leads to v, and p is a next hop toward t when v is one step closer, read from the distances by
+  // source (from[v * n + t]) that a switch's ports stream through in order. Walking the table by
+  // destination instead, a column of it per list, was 18% of building a 27,648-host fabric.
+  std::size_t words = 1;
+  for (const auto& peers : port_peer_) words = std::max(words, (peers.size() + 63) / 64);
+  std::vector<std::uint64_t> mask(std::size_t{n_} * words);
+  std::unordered_map<std::string, std::uint32_t> seen;  // a list's mask words, as bytes -> its offset
+  std::string key;
   for (std::uint32_t s = 0; s < n_; ++s) {
+    std::fill(mask.begin(), mask.end(), 0);
+    const std::uint16_t* ds = &from[std::size_t{s} * n_];
+    for (std::size_t p = 0; p < port_peer_[s].size(); ++p) {
+      const std::uint32_t v = port_peer_[s][p];
+      if (v >= n_) continue;
+      const std::uint16_t* dv = &from[std::size_t{v} * n_];
+      std::uint64_t* m = &mask[p / 64];
+      const std::uint32_t bit = p % 64;
+      // An unreachable v (0xffff) wraps to 0 here, which only s itself is at: s == t is skipped below.
+      for (std::uint32_t t = 0; t < n_; ++t)
+        m[t * words] |= std::uint64_t{static_cast<std::uint16_t>(dv[t] + 1) == ds[t]} << bit;
+    }
     seen.clear();
     for (std::uint32_t t = 0; t < n_; ++t) {
-      const std::uint16_t ds = distance(s, t);
-      if (s == t || ds == kUnreachable) continue;
-      list.clear();
-      for (std::size_t p = 0; p < port_peer_[s].size(); ++p) {
-        const std::uint32_t v = port_peer_[s][p];
-        if (v < n_ && distance(v, t) + 1 == ds) list.push_back(static_cast<std::uint16_t>(p));
-      }
-      if (list.size() > kMaxNextHops)
+      if (s == t || ds[t] == kUnreachable) continue;
+      const std::uint64_t* m = &mask[std::size_t{t} * words];
+      std::size_t count = 0;
+      for (std::size_t w = 0; w < words; ++w) count += static_cast<std::size_t>(__builtin_popcountll(m[w]));
+      if (count > kMaxNextHops)
         throw InputError(fmt::format("routing: switch {} has {} equal-cost next hops toward switch {}; at most {}", s,
-                                     list.size(), t, kMaxNextHops));
-      auto [it, added] = seen.try_emplace(list, static_cast<std::uint32_t>(nh_ports_.size()));
+                                     count, t, kMaxNextHops));
+      key.assign(reinterpret_cast<const char*>(m), words * sizeof(std::uint64_t));
+      auto [it, added] = seen.try_emplace(key, static_cast<std::uint32_t>(nh_ports_.size()));
       if (added) {
-        if (nh_ports_.size() + list.size() > kNhMaxOffset)
+        if (nh_ports_.size() + count > kNhMaxOffset)
           throw InputError(fmt::format("routing: more than {} distinct next-hop entries", kNhMaxOffset));
-        nh_ports_.insert(nh_ports_.end(), list.begin(), list.end());
+        for (std::size_t w = 0; w < words; ++w)
+          for (std::uint64_t b = m[w]; b; b &= b - 1)
+            nh_ports_.push_back(static_cast<std::uint16_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(b))));
       }
-      nh_entry_[std::size_t{s} * n_ + col_of_[t]] = it->second << kNhCountBits | static_cast<std::uint32_t>(list.size());
+      nh_entry_[std::size_t{s} * n_ + col_of_[t]] = it->second << kNhCountBits | static_cast<std::uint32_t>(count);
     }
   }
 }

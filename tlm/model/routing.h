@@ -107,7 +107,11 @@ class RoutingTable {
   std::uint16_t distance_updown(std::uint32_t from, std::uint32_t to) const { return ud_any_[std::size_t{to} * n_ + from]; }
 
  private:
-  void build_next_hops();     // col_of_, host_at_, nh_entry_, nh_ports_ from the distances
+  // Distances as from[v * n + t] = distance(v, t) (the transpose of dist_): all sources at once in bit sets,
+  // or, on a graph of more than 64 levels, by one BFS per switch.
+  std::vector<std::uint16_t> distances_by_source() const;
+  std::vector<std::uint16_t> distances_by_bfs() const;
+  void build_next_hops(const std::vector<std::uint16_t>& from);  // col_of_, host_at_, nh_entry_, nh_ports_
   void build_group_routes();  // dragonfly: gdist_, gnh_offset_, gnh_ports_
   std::vector<std::vector<std::uint32_t>> port_peer_;
   std::vector<std::uint32_t> host_switch_;

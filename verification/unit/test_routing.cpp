@@ -1,6 +1,9 @@
 // Minimal next hops and distances on small hand-built switch graphs.
 #include <gtest/gtest.h>
 
+#include <random>
+#include <vector>
+
 #include "tlm/common/error.h"
 #include "tlm/model/routing.h"
 #include "tlm/model/routing_policy.h"
@@ -65,6 +68,90 @@ TEST(Routing, TooManyEqualCostNextHopsAreRefused) {
   zero.erase(zero.begin());
   one.erase(one.begin());
   EXPECT_NO_THROW(RoutingTable({zero, one}, {0, 1}, {127, 127}, {}));
+}
+
+// Distances and next hops as the definitions give them, worked out here the slow way: a BFS from every
+// switch t along the ports' links (distance(v, t) is the hops from t to v), and the ports of s whose peer
+// is one hop closer, in port order.
+void expect_shortest_paths(const std::vector<std::vector<std::uint32_t>>& peers) {
+  const auto n = static_cast<std::uint32_t>(peers.size());
+  RoutingTable r(peers, {0}, {0}, {});
+  std::vector<std::vector<int>> hops(n, std::vector<int>(n, -1));  // hops[t][v]
+  for (std::uint32_t t = 0; t < n; ++t) {
+    std::vector<std::uint32_t> queue{t};
+    hops[t][t] = 0;
+    for (std::size_t q = 0; q < queue.size(); ++q)
+      for (std::uint32_t v : peers[queue[q]])
+        if (v < n && hops[t][v] < 0) {
+          hops[t][v] = hops[t][queue[q]] + 1;
+          queue.push_back(v);
+        }
+  }
+  for (std::uint32_t s = 0; s < n; ++s)
+    for (std::uint32_t t = 0; t < n; ++t) {
+      const int d = hops[t][s];
+      ASSERT_EQ(r.distance(s, t), d < 0 ? RoutingTable::kUnreachable : d) << "from " << s << " to " << t;
+      if (s == t || d < 0) continue;
+      std::vector<std::uint16_t> want;
+      for (std::size_t p = 0; p < peers[s].size(); ++p)
+        if (peers[s][p] < n && hops[t][peers[s][p]] == d - 1) want.push_back(static_cast<std::uint16_t>(p));
+      std::uint32_t count = 0;
+      const std::uint16_t* got = r.next_hops(s, t, count);
+      ASSERT_EQ(std::vector<std::uint16_t>(got, got + count), want) << "from " << s << " to " << t;
+    }
+}
+
+// Random graphs of a few hundred switches, with host and unconnected ports, one-way links and two parts
+// that cannot reach each other: distances come from bit sets of all sources at once, next hops from
+// port masks, both checked against the definitions.
+TEST(Routing, DistancesAndNextHopsMatchTheDefinitionsOnRandomGraphs) {
+  std::mt19937 rng(7);
+  for (std::uint32_t n : {5u, 70u, 130u, 300u}) {
+    std::vector<std::vector<std::uint32_t>> peers(n);
+    for (std::uint32_t s = 0; s < n; ++s) {
+      const std::uint32_t ports = 1 + rng() % 9;
+      for (std::uint32_t p = 0; p < ports; ++p) {
+        const std::uint32_t roll = rng() % 10;
+        // The first 3/4 of the switches and the rest are two parts, linked only one way (3/4 -> rest).
+        const std::uint32_t part = s < n * 3 / 4 ? 0 : n * 3 / 4, size = s < n * 3 / 4 ? n * 3 / 4 : n - n * 3 / 4;
+        peers[s].push_back(roll == 0 ? H : roll == 1 ? RoutingTable::kUnconnected : part + rng() % size);
+      }
+    }
+    for (std::uint32_t s = 0; s < n * 3 / 4; ++s)
+      if (rng() % 20 == 0) peers[s].push_back(n * 3 / 4 + rng() % (n - n * 3 / 4));
+    SCOPED_TRACE(n);
+    expect_shortest_paths(peers);
+  }
+}
+
+// A line of 150 switches is 149 hops across: more levels than the bit sets run, so the BFS per switch
+// gives the distances.
+TEST(Routing, LongLineFallsBackToOneSearchPerSwitch) {
+  std::vector<std::vector<std::uint32_t>> peers(150);
+  for (std::uint32_t i = 0; i < 150; ++i) {
+    if (i > 0) peers[i].push_back(i - 1);
+    if (i + 1 < 150) peers[i].push_back(i + 1);
+  }
+  expect_shortest_paths(peers);
+  EXPECT_EQ(RoutingTable(peers, {0}, {0}, {}).distance(0, 149), 149);
+}
+
+// Switches of more than 64 ports: next-hop masks of two words and more, lists taking ports from both.
+TEST(Routing, WidePortsGiveListsAcrossMaskWords) {
+  // Switch 0 has 100 ports: even ones to switch 1, odd ones to switch 2; 1 and 2 each reach 3.
+  std::vector<std::vector<std::uint32_t>> peers(4);
+  for (std::uint32_t p = 0; p < 100; ++p) peers[0].push_back(1 + p % 2);
+  peers[1] = {0, 3};
+  peers[2] = {0, 3};
+  peers[3] = {1, 2};
+  expect_shortest_paths(peers);
+  RoutingTable r(peers, {0}, {0}, {});
+  std::uint32_t count = 0;
+  const std::uint16_t* p = r.next_hops(0, 3, count);
+  ASSERT_EQ(count, 100u);
+  EXPECT_EQ(p[99], 99);
+  r.next_hops(0, 1, count);
+  EXPECT_EQ(count, 50u);
 }
 
 TEST(Routing, DisconnectedGraphIsReported) {
