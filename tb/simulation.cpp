@@ -73,12 +73,19 @@ void Simulation::elaborate() {
   workload_ = build_workload(s, topology_);
   const Topology& t = topology_;
   ports_ = build_ports(t);
+  // Building a large fabric takes seconds to tens of seconds: the log says where they went.
+  const auto t0 = std::chrono::steady_clock::now();
+  auto seconds_since = [](std::chrono::steady_clock::time_point from) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+  };
   try {
     routing_ = build_routing_table(s, t, ports_);
   } catch (const InputError& e) {
     // Name the topology (for a file, its path) the routing found wrong: "topo.txt: 6 hosts, ...: not connected".
     throw InputError(fmt::format("{}: {}", t.description, e.what()));
   }
+  netasic::log(LogLevel::info, "routing table of {} switches in {:.3f} s", t.switches(), seconds_since(t0));
+  const auto t1 = std::chrono::steady_clock::now();
   policy_ = build_routing_policy(s, t);
   const std::uint8_t vcs = virtual_channels(t, policy_);
   if (policy_ == RoutingPolicy::flowcut) flowcut_ = build_flowcut_params(s, t, *routing_);
@@ -103,6 +110,8 @@ void Simulation::elaborate() {
   bind_ports();
   add_flows();
   if (s.boolean("nic.host_interface")) make_host_interfaces();
+  netasic::log(LogLevel::info, "{} links, {} switches and {} NICs built in {:.3f} s", links_.size(), switches_.size(),
+               nics_.size(), seconds_since(t1));
 }
 
 // sim.prefetch: the event loop's prefetch steps pay once the fabric's per-port state outgrows the caches, and a

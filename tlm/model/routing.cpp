@@ -139,13 +139,26 @@ void RoutingTable::build_next_hops(const std::vector<std::uint16_t>& from) {
       std::uint64_t* m = &mask[p / 64];
       const std::uint32_t bit = p % 64;
       // An unreachable v (0xffff) wraps to 0 here, which only s itself is at: s == t is skipped below.
-      for (std::uint32_t t = 0; t < n_; ++t)
-        m[t * words] |= std::uint64_t{static_cast<std::uint16_t>(dv[t] + 1) == ds[t]} << bit;
+      if (words == 1) {  // radix up to 64: contiguous masks, a loop the compiler vectorizes
+        for (std::uint32_t t = 0; t < n_; ++t)
+          m[t] |= std::uint64_t{static_cast<std::uint16_t>(dv[t] + 1) == ds[t]} << bit;
+      } else {
+        for (std::uint32_t t = 0; t < n_; ++t)
+          m[t * words] |= std::uint64_t{static_cast<std::uint16_t>(dv[t] + 1) == ds[t]} << bit;
+      }
     }
     seen.clear();
+    // Destinations in a row mostly share a list (those of one pod, on a fat tree): the last one's is tried
+    // before the hash map.
+    const std::uint64_t* last = nullptr;
+    std::uint32_t last_entry = 0;
     for (std::uint32_t t = 0; t < n_; ++t) {
       if (s == t || ds[t] == kUnreachable) continue;
       const std::uint64_t* m = &mask[std::size_t{t} * words];
+      if (last && std::equal(m, m + words, last)) {
+        nh_entry_[std::size_t{s} * n_ + col_of_[t]] = last_entry;
+        continue;
+      }
       std::size_t count = 0;
       for (std::size_t w = 0; w < words; ++w) count += static_cast<std::size_t>(__builtin_popcountll(m[w]));
       if (count > kMaxNextHops)
@@ -160,7 +173,9 @@ void RoutingTable::build_next_hops(const std::vector<std::uint16_t>& from) {
           for (std::uint64_t b = m[w]; b; b &= b - 1)
             nh_ports_.push_back(static_cast<std::uint16_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(b))));
       }
-      nh_entry_[std::size_t{s} * n_ + col_of_[t]] = it->second << kNhCountBits | static_cast<std::uint32_t>(count);
+      last = m;
+      last_entry = it->second << kNhCountBits | static_cast<std::uint32_t>(count);
+      nh_entry_[std::size_t{s} * n_ + col_of_[t]] = last_entry;
     }
   }
 }
