@@ -35,16 +35,26 @@ RoutingTable::RoutingTable(std::vector<std::vector<std::uint32_t>> port_peer, st
       group_of_(std::move(group_of)),
       n_(static_cast<std::uint32_t>(port_peer_.size())) {
   std::vector<std::uint16_t> from = distances_by_source();
-  // dist_ is the same table by destination, transposed in tiles that stay in cache.
-  dist_.resize(std::size_t{n_} * n_);
-  constexpr std::uint32_t kTile = 64;
-  for (std::uint32_t v0 = 0; v0 < n_; v0 += kTile)
-    for (std::uint32_t t0 = 0; t0 < n_; t0 += kTile)
-      for (std::uint32_t v = v0; v < std::min(n_, v0 + kTile); ++v)
-        for (std::uint32_t t = t0; t < std::min(n_, t0 + kTile); ++t)
-          dist_[std::size_t{t} * n_ + v] = from[std::size_t{v} * n_ + t];
+  if (from.empty() && n_ > 0) {  // more than 64 levels across: one BFS per switch
+    dist_ = distances_by_bfs();
+    from = transposed(dist_, n_);
+  } else {
+    dist_ = transposed(from, n_);
+  }
   build_next_hops(from);
   if (!group_of_.empty()) build_group_routes();
+}
+
+// An n x n table with rows and columns swapped (by source <-> by destination), in tiles that stay in cache.
+std::vector<std::uint16_t> RoutingTable::transposed(const std::vector<std::uint16_t>& a, std::uint32_t n) {
+  std::vector<std::uint16_t> b(a.size());
+  constexpr std::uint32_t kTile = 64;
+  for (std::uint32_t r0 = 0; r0 < n; r0 += kTile)
+    for (std::uint32_t c0 = 0; c0 < n; c0 += kTile)
+      for (std::uint32_t r = r0; r < std::min(n, r0 + kTile); ++r)
+        for (std::uint32_t c = c0; c < std::min(n, c0 + kTile); ++c)
+          b[std::size_t{c} * n + r] = a[std::size_t{r} * n + c];
+  return b;
 }
 
 // Every switch's distance to every other, as from[v * n + t] = distance(v, t): the length of the shortest
@@ -52,7 +62,8 @@ RoutingTable::RoutingTable(std::vector<std::vector<std::uint32_t>> port_peer, st
 // both ways). All n searches run at once, one bit per source: reach[v] holds the sources whose search has
 // come to v, and each level ORs every switch's set into its peers'. A level costs a pass over the links of
 // n/64 words each, against a pass over the links for each BFS, so the sets are faster while the graph's
-// diameter is under 64 levels (a fat tree's is 4); a wider one (a long ring) falls back to the BFSs.
+// diameter is under 64 levels (a fat tree's is 4); on a wider one (a long ring) it returns an empty table,
+// and the BFSs run instead.
 std::vector<std::uint16_t> RoutingTable::distances_by_source() const {
   const std::size_t n = n_, words = (n + 63) / 64;
   std::vector<std::uint16_t> from(n * n, kUnreachable);
@@ -63,7 +74,7 @@ std::vector<std::uint16_t> RoutingTable::distances_by_source() const {
   }
   constexpr std::uint16_t kMaxLevels = 64;
   for (std::uint16_t level = 1;; ++level) {
-    if (level > kMaxLevels) return distances_by_bfs();
+    if (level > kMaxLevels) return {};
     next = reach;
     for (std::size_t u = 0; u < n; ++u) {
       const std::uint64_t* ru = &reach[u * words];
@@ -88,20 +99,18 @@ std::vector<std::uint16_t> RoutingTable::distances_by_source() const {
   }
 }
 
+// The distances by destination (dist_'s layout), one BFS per switch.
 std::vector<std::uint16_t> RoutingTable::distances_by_bfs() const {
-  const std::size_t n = n_;
-  std::vector<std::uint16_t> by_destination(n * n, kUnreachable), from(n * n);
+  std::vector<std::uint16_t> by_destination(std::size_t{n_} * n_, kUnreachable);
   std::vector<std::uint32_t> frontier;
-  frontier.reserve(n);
+  frontier.reserve(n_);
   for (std::uint32_t t = 0; t < n_; ++t) {
-    std::uint16_t* d = &by_destination[std::size_t{t} * n];
+    std::uint16_t* d = &by_destination[std::size_t{t} * n_];
     frontier.assign(1, t);
     d[t] = 0;
     bfs(port_peer_, d, frontier);
   }
-  for (std::size_t t = 0; t < n; ++t)
-    for (std::size_t v = 0; v < n; ++v) from[v * n + t] = by_destination[t * n + v];
-  return from;
+  return by_destination;
 }
 
 void RoutingTable::build_next_hops(const std::vector<std::uint16_t>& from) {

@@ -107,10 +107,11 @@ class RoutingTable {
   std::uint16_t distance_updown(std::uint32_t from, std::uint32_t to) const { return ud_any_[std::size_t{to} * n_ + from]; }
 
  private:
-  // Distances as from[v * n + t] = distance(v, t) (the transpose of dist_): all sources at once in bit sets,
-  // or, on a graph of more than 64 levels, by one BFS per switch.
+  // Distances as from[v * n + t] = distance(v, t) (the transpose of dist_), all sources at once in bit sets;
+  // empty on a graph of more than 64 levels, where distances_by_bfs (dist_'s layout) takes over.
   std::vector<std::uint16_t> distances_by_source() const;
   std::vector<std::uint16_t> distances_by_bfs() const;
+  static std::vector<std::uint16_t> transposed(const std::vector<std::uint16_t>& a, std::uint32_t n);
   void build_next_hops(const std::vector<std::uint16_t>& from);  // col_of_, host_at_, nh_entry_, nh_ports_
   void build_group_routes();  // dragonfly: gdist_, gnh_offset_, gnh_ports_
   std::vector<std::vector<std::uint32_t>> port_peer_;

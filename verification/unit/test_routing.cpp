@@ -1,4 +1,4 @@
-// Minimal next hops and distances on small hand-built switch graphs.
+// Minimal next hops and distances on small hand-built and random switch graphs.
 #include <gtest/gtest.h>
 
 #include <random>
