@@ -2,14 +2,18 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <new>
 #include <sstream>
+#include <vector>
 
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -37,6 +41,56 @@ void prepare_huge_page_heap() {
   // Blocks up to 32 MiB (the largest threshold glibc accepts on 64-bit) come from the heap.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TOP_PAD, 64 << 20);
+  // The heap's top is never given back: a reservation reserve_huge_page_heap made stays for the model.
+  mallopt(M_TRIM_THRESHOLD, -1);
+#endif
+}
+
+std::string reserve_huge_page_heap(std::size_t bytes) {
+#if defined(__GLIBC__) && defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(NETASIC_NO_HUGE_PAGES)
+  bytes = (bytes + kHuge - 1) & ~(kHuge - 1);
+  const std::size_t top = mallinfo2().keepcost;  // free at the heap's top now
+  if (top >= bytes) return "huge pages: the heap's top already holds the reservation";
+  // A block just larger than the free top makes the heap grow by the block and the top pad, none of it
+  // touched but the blocks' headers. Blocks must stay below the mmap threshold to come from the heap at
+  // all, and the pad is an int: a free top larger than a block is first taken in blocks, and a reservation
+  // above 2 GiB grows in several steps. Every block goes back to the top at the end.
+  constexpr std::size_t kBlock = std::size_t{30} << 20;
+  constexpr std::size_t kMostPerStep = (std::size_t{INT_MAX} & ~(kHuge - 1)) - kHuge;
+  std::vector<void*> blocks;
+  std::size_t grown = 0;
+  char* first = nullptr;
+  char* last = nullptr;
+  while (top + grown < bytes && blocks.size() < 4096) {
+    while (mallinfo2().keepcost > kBlock && blocks.size() < 4096) {
+      void* taken = std::malloc(kBlock);
+      if (taken == nullptr) break;
+      blocks.push_back(taken);
+    }
+    auto* lo = static_cast<char*>(sbrk(0));
+    mallopt(M_TOP_PAD, static_cast<int>(std::min(bytes - top - grown, kMostPerStep)));
+    void* trigger = std::malloc(kBlock + (std::size_t{1} << 20));
+    mallopt(M_TOP_PAD, 64 << 20);
+    auto* hi = static_cast<char*>(sbrk(0));
+    if (trigger != nullptr) blocks.push_back(trigger);
+    if (trigger == nullptr || hi <= lo) break;  // the heap did not grow: what was reserved stays
+    grown += static_cast<std::size_t>(hi - lo);
+    if (first == nullptr) first = lo;
+    last = hi;
+  }
+  // Marked once the headers are written, so that they sit on 4 KiB pages: a header in a part the model never
+  // reaches does not make 2 MiB resident.
+  const std::uintptr_t from = (reinterpret_cast<std::uintptr_t>(first) + kHuge - 1) & ~(kHuge - 1);
+  const std::uintptr_t to = reinterpret_cast<std::uintptr_t>(last) & ~(kHuge - 1);
+  std::size_t marked = 0;
+  if (first != nullptr && to > from && madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE) == 0)
+    marked = to - from;
+  for (void* taken : blocks) std::free(taken);  // back into the top, which the trim threshold keeps
+  if (marked == 0) return "huge pages: no reservation (the heap did not grow)";
+  return fmt::format("huge pages: {} MiB of the heap reserved and marked before the model is built", marked >> 20);
+#else
+  (void)bytes;
+  return "huge pages: no reservation on this platform";
 #endif
 }
 

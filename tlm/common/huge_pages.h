@@ -17,6 +17,13 @@ namespace netasic {
 // region, and the slack at the heap's top, marked with it, serves what the run allocates later.
 void prepare_huge_page_heap();
 
+// After prepare_huge_page_heap, before the model is built: grows the heap once by `bytes` (rounded up to
+// 2 MiB), untouched but for a few block headers, and marks that part for huge pages, so that the model's
+// memory is faulted in 2 MiB at a time as it is first written, instead of in 4 KiB pages collapsed
+// afterwards (use_huge_pages). Memory never touched stays out of the resident set. Returns a one-line
+// account for the log.
+std::string reserve_huge_page_heap(std::size_t bytes);
+
 // Asks the kernel to back the process's private anonymous memory (the heap and anonymous mappings)
 // with huge pages from now on, and to collapse what is already there (MADV_COLLAPSE). Call once the
 // model is built, before it runs. Returns a one-line account of what was done, for the log.

@@ -7,6 +7,9 @@
 #include <set>
 #include <stdexcept>
 #include <vector>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "tlm/common/huge_pages.h"
 #include "tlm/model/packet.h"
@@ -88,6 +91,27 @@ TEST(HugePages, UseHugePagesSaysWhatItDid) {
   const std::string account = use_huge_pages();
   EXPECT_EQ(account.rfind("huge pages:", 0), 0u) << account;
   EXPECT_EQ(block[12345], 1);
+}
+
+TEST(HugePages, TheReservationStaysAtTheHeapsTopForTheModel) {
+  prepare_huge_page_heap();
+  constexpr std::size_t kReserve = std::size_t{96} << 20;
+  const std::string account = reserve_huge_page_heap(kReserve);
+  if (account == "huge pages: no reservation on this platform") GTEST_SKIP() << account;
+  ASSERT_NE(account.find("reserved and marked"), std::string::npos) << account;
+#if defined(__GLIBC__)
+  // Given back to the heap's top, not to the kernel (the top pad alone would keep 64 MiB): what the model
+  // allocates next comes from it.
+  EXPECT_GE(mallinfo2().keepcost, kReserve - (std::size_t{2} << 20));
+#endif
+  // Asked again with the top holding it already: nothing more.
+  EXPECT_EQ(reserve_huge_page_heap(std::size_t{1} << 20), "huge pages: the heap's top already holds the reservation");
+#if defined(__GLIBC__)
+  // Above 2 GiB (65,536 hosts take 4 GiB) the heap grows in several steps; untouched, it costs no memory.
+  constexpr std::size_t kLarge = std::size_t{5} << 29;
+  EXPECT_NE(reserve_huge_page_heap(kLarge).find("reserved and marked"), std::string::npos);
+  EXPECT_GE(mallinfo2().keepcost, kLarge);
+#endif
 }
 
 TEST(HugePages, TheHeapAtAnySizeOtherAnonymousMemoryUpToOneGiB) {
