@@ -31,6 +31,14 @@ namespace netasic {
 
 namespace {
 constexpr std::size_t kHuge = std::size_t{2} << 20;
+constexpr std::uintptr_t huge_floor(std::uintptr_t x) { return x & ~(kHuge - 1); }
+constexpr std::uintptr_t huge_ceil(std::uintptr_t x) { return huge_floor(x + kHuge - 1); }
+#if defined(__GLIBC__) && !defined(NETASIC_NO_HUGE_PAGES)
+// The heap's settings with huge pages: blocks up to the threshold (the largest glibc accepts on 64-bit) come
+// from the heap, which grows by at least the pad.
+constexpr int kMmapThreshold = 32 << 20;
+constexpr int kTopPad = 64 << 20;
+#endif
 #if defined(__linux__) && !defined(MADV_COLLAPSE) && !defined(NETASIC_NO_HUGE_PAGES)
 constexpr int MADV_COLLAPSE = 25;  // Linux 6.1; older headers lack it
 #endif
@@ -38,9 +46,8 @@ constexpr int MADV_COLLAPSE = 25;  // Linux 6.1; older headers lack it
 
 void prepare_huge_page_heap() {
 #if defined(__GLIBC__) && !defined(NETASIC_NO_HUGE_PAGES)
-  // Blocks up to 32 MiB (the largest threshold glibc accepts on 64-bit) come from the heap.
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TOP_PAD, 64 << 20);
+  mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
+  mallopt(M_TOP_PAD, kTopPad);
   // The heap's top is never given back: a reservation reserve_huge_page_heap made stays for the model.
   mallopt(M_TRIM_THRESHOLD, -1);
 #endif
@@ -48,15 +55,15 @@ void prepare_huge_page_heap() {
 
 std::string reserve_huge_page_heap(std::size_t bytes) {
 #if defined(__GLIBC__) && defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(NETASIC_NO_HUGE_PAGES)
-  bytes = (bytes + kHuge - 1) & ~(kHuge - 1);
+  bytes = huge_ceil(bytes);
   const std::size_t top = mallinfo2().keepcost;  // free at the heap's top now
   if (top >= bytes) return "huge pages: the heap's top already holds the reservation";
   // A block just larger than the free top makes the heap grow by the block and the top pad, none of it
   // touched but the blocks' headers. Blocks must stay below the mmap threshold to come from the heap at
   // all, and the pad is an int: a free top larger than a block is first taken in blocks, and a reservation
   // above 2 GiB grows in several steps. Every block goes back to the top at the end.
-  constexpr std::size_t kBlock = std::size_t{30} << 20;
-  constexpr std::size_t kMostPerStep = (std::size_t{INT_MAX} & ~(kHuge - 1)) - kHuge;
+  constexpr std::size_t kBlock = kMmapThreshold - kHuge;  // the trigger adds 1 MiB
+  constexpr std::size_t kMostPerStep = huge_floor(INT_MAX) - kHuge;
   std::vector<void*> blocks;
   std::size_t grown = 0;
   char* first = nullptr;
@@ -70,7 +77,7 @@ std::string reserve_huge_page_heap(std::size_t bytes) {
     auto* lo = static_cast<char*>(sbrk(0));
     mallopt(M_TOP_PAD, static_cast<int>(std::min(bytes - top - grown, kMostPerStep)));
     void* trigger = std::malloc(kBlock + (std::size_t{1} << 20));
-    mallopt(M_TOP_PAD, 64 << 20);
+    mallopt(M_TOP_PAD, kTopPad);
     auto* hi = static_cast<char*>(sbrk(0));
     if (trigger != nullptr) blocks.push_back(trigger);
     if (trigger == nullptr || hi <= lo) break;  // the heap did not grow: what was reserved stays
@@ -80,8 +87,8 @@ std::string reserve_huge_page_heap(std::size_t bytes) {
   }
   // Marked once the headers are written, so that they sit on 4 KiB pages: a header in a part the model never
   // reaches does not make 2 MiB resident.
-  const std::uintptr_t from = (reinterpret_cast<std::uintptr_t>(first) + kHuge - 1) & ~(kHuge - 1);
-  const std::uintptr_t to = reinterpret_cast<std::uintptr_t>(last) & ~(kHuge - 1);
+  const std::uintptr_t from = huge_ceil(reinterpret_cast<std::uintptr_t>(first));
+  const std::uintptr_t to = huge_floor(reinterpret_cast<std::uintptr_t>(last));
   std::size_t marked = 0;
   if (first != nullptr && to > from && madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE) == 0)
     marked = to - from;
@@ -120,7 +127,7 @@ std::string use_huge_pages() {
     const auto dash = range.find('-');
     const std::uintptr_t lo = std::stoull(range.substr(0, dash), nullptr, 16);
     const std::uintptr_t hi = std::stoull(range.substr(dash + 1), nullptr, 16);
-    const std::uintptr_t a = (lo + kHuge - 1) & ~(kHuge - 1), b = hi & ~(kHuge - 1);
+    const std::uintptr_t a = huge_ceil(lo), b = huge_floor(hi);
     if (b <= a || !wants_huge_pages(perms, inode, path, b - a)) continue;
     ++regions;
     void* p = reinterpret_cast<void*>(a);
@@ -139,7 +146,7 @@ std::string use_huge_pages() {
 }
 
 void* allocate_huge(std::size_t bytes) {
-  const std::size_t rounded = (bytes + kHuge - 1) & ~(kHuge - 1);
+  const std::size_t rounded = huge_ceil(bytes);
   void* p = std::aligned_alloc(kHuge, rounded);
   if (!p) throw std::bad_alloc();
 #if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(NETASIC_NO_HUGE_PAGES)
