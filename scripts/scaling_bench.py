@@ -2,8 +2,8 @@
 """How netasic's cost grows with the fabric: the bench scenario (3-tier fat tree, permutation, ECMP,
 lossless) at several sizes, run in rounds (every size once per round, so all sizes see the same state of
 a shared host), and reported as one table per size: wall time of the event loop, packet-hops per second,
-time per packet-hop, events per hop, peak resident memory and memory per host (median and range over the
-rounds).
+time per packet-hop, events per hop, peak resident memory and memory per host, and the whole process's wall
+and system time (median and range over the rounds).
 
     scripts/scaling_bench.py --netasic build/netasic                      # k = 8, 12, 16, 24, 32
     scripts/scaling_bench.py --netasic build/netasic --k 8 16 --rounds 5 --out out/scaling
@@ -17,9 +17,11 @@ import argparse
 import csv
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
+import time
 
 LINE_FABRIC = re.compile(r"bench: .*?: (\d+) hosts, (\d+) switches")
 LINE_RUN = re.compile(r"bench: (\d+) packet-hops, (\d+) events in ([\d.]+) s wall, ([\d.]+) us simulated, (\d+)/(\d+) flows")
@@ -31,7 +33,13 @@ def run_once(netasic, k, size, sets):
     cmd = [netasic, "bench", "--quiet", "--set", f"topology.fat_tree.k={k}", "--set", f"workload.size_bytes={size}"]
     for s in sets:
         cmd += ["--set", s]
+    # The whole process's wall, user and system time beside the loop's: on a virtual machine that backs guest
+    # memory on first use, the system time shows what the host's page backing cost the run (scripts/first_touch.py).
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True)
+    process_s = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0:
         sys.exit(f"scaling_bench: {' '.join(cmd)} failed (exit {p.returncode}):\n{p.stderr.strip()}")
     out = p.stdout
@@ -50,6 +58,8 @@ def run_once(netasic, k, size, sets):
         "hops_per_s": hops / wall, "ns_per_hop": wall * 1e9 / hops, "events_per_hop": events / hops,
         "kib_per_host": int(rss.group(1)) * 1024 / hosts,
         "packets_allocated": int(pool.group(1)) if pool else 0,
+        "process_s": process_s, "process_user_s": after.ru_utime - before.ru_utime,
+        "process_sys_s": after.ru_stime - before.ru_stime,
     }
 
 
@@ -63,8 +73,9 @@ def median_range(values, fmt):
 def table(rows, ks):
     base = [r["ns_per_hop"] for r in rows if r["k"] == ks[0]]
     lines = ["| k | hosts | switches | packet-hops | loop wall s | packet-hops/s | ns per hop | "
-             f"ns per hop / k={ks[0]} | events per hop | peak RSS MiB | KiB per host | packets allocated |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             f"ns per hop / k={ks[0]} | events per hop | peak RSS MiB | KiB per host | packets allocated | "
+             "process wall s | process system s |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for k in ks:
         rs = [r for r in rows if r["k"] == k]
         ns = [r["ns_per_hop"] for r in rs]
@@ -77,7 +88,9 @@ def table(rows, ks):
             f"{statistics.median(r['events_per_hop'] for r in rs):.2f}",
             str(max(r["peak_rss_mib"] for r in rs)),
             f"{statistics.median(r['kib_per_host'] for r in rs):.0f}",
-            f"{max(r['packets_allocated'] for r in rs):,}"]) + " |")
+            f"{max(r['packets_allocated'] for r in rs):,}",
+            median_range([r["process_s"] for r in rs], lambda v: f"{v:.2f}"),
+            median_range([r["process_sys_s"] for r in rs], lambda v: f"{v:.2f}")]) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -135,7 +148,8 @@ def main():
             r["round"] = rnd
             rows.append(r)
             print(f"round {rnd + 1}/{a.rounds} k={k}: {r['hosts']} hosts, {r['wall_s']:.2f} s, "
-                  f"{r['ns_per_hop']:.0f} ns/hop, {r['peak_rss_mib']} MiB", file=sys.stderr, flush=True)
+                  f"{r['ns_per_hop']:.0f} ns/hop, {r['peak_rss_mib']} MiB, process {r['process_s']:.2f} s "
+                  f"({r['process_sys_s']:.2f} s system)", file=sys.stderr, flush=True)
     with open(os.path.join(a.out, "scaling.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
