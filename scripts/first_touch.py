@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How fast this machine hands a process memory it has not touched yet: maps anonymous memory, writes one
-byte per 4 KiB page, and prints the rate, several times in a row (with pauses between, if asked).
+byte per page (4 KiB here), and prints the rate, several times in a row (with pauses between, if asked).
 
 On a virtual machine whose hypervisor backs guest memory on first use and takes freed guest memory back
 (virtio-balloon free page reporting), the first touch of memory is far slower than the touch of memory the
@@ -19,16 +19,12 @@ import mmap
 import sys
 import time
 
-PAGE = 4096
-
-
-def touch(mib):
-    size = mib << 20
+def touch(size):
     region = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     if hasattr(mmap, "MADV_HUGEPAGE"):
         region.madvise(mmap.MADV_HUGEPAGE)  # as netasic's heap (sim.huge_pages)
     start = time.perf_counter()
-    for offset in range(0, size, PAGE):
+    for offset in range(0, size, mmap.PAGESIZE):
         region[offset] = 1
     seconds = time.perf_counter() - start
     region.close()
@@ -41,14 +37,18 @@ def main():
     ap.add_argument("--times", type=int, default=3, help="passes (default 3)")
     ap.add_argument("--pause", type=float, default=0.0, help="seconds between passes (default 0)")
     args = ap.parse_args()
-    if args.mib <= 0 or args.times <= 0 or args.pause < 0:
-        print("first_touch: --mib and --times must be positive, --pause not negative", file=sys.stderr)
-        return 2
+    if args.mib <= 0:
+        ap.error("--mib: at least 1")
+    if args.times <= 0:
+        ap.error("--times: at least 1")
+    if args.pause < 0:
+        ap.error("--pause: not negative")
+    size = args.mib << 20
     for n in range(args.times):
         if n and args.pause:
             time.sleep(args.pause)
-        seconds = touch(args.mib)
-        print(f"pass {n + 1}: {args.mib} MiB in {seconds:.3f} s: {(args.mib << 20) / seconds / 1e9:.2f} GB/s",
+        seconds = touch(size)
+        print(f"pass {n + 1}: {args.mib} MiB in {seconds:.3f} s: {size / seconds / 1e9:.2f} GB/s",
               flush=True)
     return 0
 
