@@ -9,9 +9,19 @@ and system time (median and range over the rounds).
     scripts/scaling_bench.py --netasic build/netasic --k 8 16 --rounds 5 --out out/scaling
     scripts/scaling_bench.py --netasic build/netasic --k 64 --rounds 1 --size 131072   # 65,536 hosts
 
-Writes OUT/scaling.csv (one row per run), OUT/scaling.md (the table) and, with matplotlib (Debian's
-python3-matplotlib), OUT/scaling.png. Extra scenario keys pass through with --set KEY=VALUE.
-Python 3 standard library only, apart from the plot.
+Two binaries, or two settings, side by side: with --against OTHER (another netasic binary) and/or
+--against-set KEY=VALUE (keys for the second side only), every run of the first side is paired with one of
+the second at the same size in the same round, in alternating order, and a comparison table follows: per
+size, the ratio of the loop times (first / second; median, range, and in how many pairs the first was faster),
+and whether both did the same work (packet-hops and events equal in every pair: a change that should move
+speed only says "yes").
+
+    scripts/scaling_bench.py --netasic build/netasic --against ../before/build/netasic --k 16 32 --rounds 5
+    scripts/scaling_bench.py --netasic build/netasic --against-set sim.prefetch=deep --k 16 --rounds 4
+
+Writes OUT/scaling.csv (one row per run, the side in its first column), OUT/scaling.md (the tables) and,
+with matplotlib (Debian's python3-matplotlib), OUT/scaling.png. Extra scenario keys for both sides pass
+through with --set KEY=VALUE. Python 3 standard library only, apart from the plot.
 """
 import argparse
 import csv
@@ -70,6 +80,30 @@ def median_range(values, fmt):
     return f"{fmt(m)} ({fmt(min(values))} - {fmt(max(values))})"
 
 
+def comparison(pairs, ks, first, second):
+    """pairs: (row of the first side, row of the second) per size and round."""
+    lines = [f"First: {first}. Second: {second}. Ratio: the first's loop wall time over the second's, per pair.", "",
+             "| k | hosts | loop wall s, first | loop wall s, second | ratio | first faster in | same work |",
+             "|---:|---:|---:|---:|---:|---:|---|"]
+    for k in ks:
+        ps = [(a, b) for a, b in pairs if a["k"] == k]
+        ratios = [a["wall_s"] / b["wall_s"] for a, b in ps]
+        faster = sum(1 for a, b in ps if a["wall_s"] < b["wall_s"])
+        differ = [(a, b) for a, b in ps if (a["packet_hops"], a["events"]) != (b["packet_hops"], b["events"])]
+        if differ:
+            a, b = differ[0]
+            same = (f"no: {a['packet_hops']:,} against {b['packet_hops']:,} packet-hops, "
+                    f"{a['events']:,} against {b['events']:,} events")
+        else:
+            same = "yes"
+        lines.append("| " + " | ".join([
+            str(k), str(ps[0][0]["hosts"]),
+            median_range([a["wall_s"] for a, _ in ps], lambda v: f"{v:.3f}"),
+            median_range([b["wall_s"] for _, b in ps], lambda v: f"{v:.3f}"),
+            median_range(ratios, lambda v: f"{v:.3f}"), f"{faster} of {len(ps)}", same]) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def table(rows, ks):
     base = [r["ns_per_hop"] for r in rows if r["k"] == ks[0]]
     lines = ["| k | hosts | switches | packet-hops | loop wall s | packet-hops/s | ns per hop | "
@@ -94,7 +128,7 @@ def table(rows, ks):
     return "\n".join(lines) + "\n"
 
 
-def plot(rows, ks, path):
+def plot(sides, ks, path):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -102,20 +136,22 @@ def plot(rows, ks, path):
     except ImportError:
         print("scaling_bench: no matplotlib (Debian: python3-matplotlib); no plot written", file=sys.stderr)
         return
-    hosts = [next(r["hosts"] for r in rows if r["k"] == k) for k in ks]
-    ns = [statistics.median(r["ns_per_hop"] for r in rows if r["k"] == k) for k in ks]
-    lo = [min(r["ns_per_hop"] for r in rows if r["k"] == k) for k in ks]
-    hi = [max(r["ns_per_hop"] for r in rows if r["k"] == k) for k in ks]
-    rss = [statistics.median(r["kib_per_host"] for r in rows if r["k"] == k) for k in ks]
     fig, ax = plt.subplots(figsize=(7, 4))
-    ax.errorbar(hosts, ns, yerr=[[n - l for n, l in zip(ns, lo)], [h - n for n, h in zip(ns, hi)]],
-                marker="o", capsize=3, label="time per packet-hop (median, range)")
+    ax2 = ax.twinx()
+    for n, (name, rows) in enumerate(sides):
+        hosts = [next(r["hosts"] for r in rows if r["k"] == k) for k in ks]
+        ns = [statistics.median(r["ns_per_hop"] for r in rows if r["k"] == k) for k in ks]
+        lo = [min(r["ns_per_hop"] for r in rows if r["k"] == k) for k in ks]
+        hi = [max(r["ns_per_hop"] for r in rows if r["k"] == k) for k in ks]
+        rss = [statistics.median(r["kib_per_host"] for r in rows if r["k"] == k) for k in ks]
+        suffix = f", {name}" if len(sides) > 1 else ""
+        ax.errorbar(hosts, ns, yerr=[[m - l for m, l in zip(ns, lo)], [h - m for m, h in zip(ns, hi)]],
+                    marker="o", capsize=3, color=f"C{2 * n}", label=f"time per packet-hop (median, range){suffix}")
+        ax2.plot(hosts, rss, marker="s", color=f"C{2 * n + 1}", label=f"peak RSS per host{suffix}")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("hosts (3-tier fat tree)")
     ax.set_ylabel("ns per packet-hop")
     ax.set_ylim(bottom=0)
-    ax2 = ax.twinx()
-    ax2.plot(hosts, rss, marker="s", color="tab:orange", label="peak RSS per host")
     ax2.set_ylabel("KiB per host")
     ax2.set_ylim(bottom=0)
     h1, l1 = ax.get_legend_handles_labels()
@@ -135,30 +171,61 @@ def main():
     ap.add_argument("--size", type=int, default=1 << 20, help="bytes per flow (workload.size_bytes)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="extra scenario key")
     ap.add_argument("--out", default="out/scaling", help="output directory")
+    ap.add_argument("--against", metavar="NETASIC", help="a second netasic binary, run alternated with the first")
+    ap.add_argument("--against-set", action="append", default=[], metavar="KEY=VALUE",
+                    help="scenario key for the second side only (after --set; with or without --against)")
     a = ap.parse_args()
     if any(k < 4 or k % 2 for k in a.k):
         ap.error("--k: every radix must be even and at least 4")
     if a.rounds < 1:
         ap.error("--rounds: at least 1")
+    for flag, path in (("--netasic", a.netasic), ("--against", a.against)):
+        if path is not None and not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            ap.error(f"{flag}: {path} is not an executable file")
+    for flag, keys in (("--set", a.set), ("--against-set", a.against_set)):
+        for kv in keys:
+            if "=" not in kv or kv.startswith("="):
+                ap.error(f"{flag}: {kv!r} is not KEY=VALUE")
+    compare = a.against is not None or bool(a.against_set)
+    first = a.netasic + "".join(f" --set {kv}" for kv in a.set)
+    second = (a.against or a.netasic) + "".join(f" --set {kv}" for kv in a.set + a.against_set)
+    sides = [("first", a.netasic, a.set)] + ([("second", a.against or a.netasic, a.set + a.against_set)] if compare else [])
     os.makedirs(a.out, exist_ok=True)
-    rows = []
+    rows = {name: [] for name, _, _ in sides}
+    pairs = []
+    turn = 0
     for rnd in range(a.rounds):
         for k in a.k:
-            r = run_once(a.netasic, k, a.size, a.set)
-            r["round"] = rnd
-            rows.append(r)
-            print(f"round {rnd + 1}/{a.rounds} k={k}: {r['hosts']} hosts, {r['wall_s']:.2f} s, "
-                  f"{r['ns_per_hop']:.0f} ns/hop, {r['peak_rss_mib']} MiB, process {r['process_s']:.2f} s "
-                  f"({r['process_sys_s']:.2f} s system)", file=sys.stderr, flush=True)
+            # Pairs alternate which side runs first, so neither always meets the host right after the other.
+            order = sides if turn % 2 == 0 else sides[::-1]
+            turn += 1
+            got = {}
+            for name, binary, sets in order:
+                r = run_once(binary, k, a.size, sets)
+                r["side"], r["round"] = name, rnd
+                rows[name].append(r)
+                got[name] = r
+                label = f" {name}" if compare else ""
+                print(f"round {rnd + 1}/{a.rounds} k={k}{label}: {r['hosts']} hosts, {r['wall_s']:.2f} s, "
+                      f"{r['ns_per_hop']:.0f} ns/hop, {r['peak_rss_mib']} MiB, process {r['process_s']:.2f} s "
+                      f"({r['process_sys_s']:.2f} s system)", file=sys.stderr, flush=True)
+            if compare:
+                pairs.append((got["first"], got["second"]))
+    every = [r for name, _, _ in sides for r in rows[name]]
     with open(os.path.join(a.out, "scaling.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        fields = ["side"] + [key for key in every[0] if key != "side"]
+        w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
-        w.writerows(rows)
-    md = table(rows, a.k)
+        w.writerows(every)
+    if compare:
+        md = (f"First: {first}\n\n" + table(rows["first"], a.k) + f"\nSecond: {second}\n\n" +
+              table(rows["second"], a.k) + "\n" + comparison(pairs, a.k, first, second))
+    else:
+        md = table(rows["first"], a.k)
     with open(os.path.join(a.out, "scaling.md"), "w") as f:
         f.write(md)
     print(md, end="")
-    plot(rows, a.k, os.path.join(a.out, "scaling.png"))
+    plot([(name, rows[name]) for name, _, _ in sides], a.k, os.path.join(a.out, "scaling.png"))
 
 
 if __name__ == "__main__":
