@@ -19,6 +19,7 @@ import mmap
 import sys
 import time
 
+
 def touch(size):
     region = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     if hasattr(mmap, "MADV_HUGEPAGE"):

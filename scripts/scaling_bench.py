@@ -80,9 +80,9 @@ def median_range(values, fmt):
     return f"{fmt(m)} ({fmt(min(values))} - {fmt(max(values))})"
 
 
-def comparison(pairs, ks, first, second):
+def comparison(pairs, ks):
     """pairs: (row of the first side, row of the second) per size and round."""
-    lines = [f"First: {first}. Second: {second}. Ratio: the first's loop wall time over the second's, per pair.", "",
+    lines = ["Ratio: the first side's loop wall time over the second's, per pair.", "",
              "| k | hosts | loop wall s, first | loop wall s, second | ratio | first faster in | same work |",
              "|---:|---:|---:|---:|---:|---:|---|"]
     for k in ks:
@@ -187,18 +187,16 @@ def main():
             if "=" not in kv or kv.startswith("="):
                 ap.error(f"{flag}: {kv!r} is not KEY=VALUE")
     compare = a.against is not None or bool(a.against_set)
-    first = a.netasic + "".join(f" --set {kv}" for kv in a.set)
-    second = (a.against or a.netasic) + "".join(f" --set {kv}" for kv in a.set + a.against_set)
-    sides = [("first", a.netasic, a.set)] + ([("second", a.against or a.netasic, a.set + a.against_set)] if compare else [])
+    sides = [("first", a.netasic, a.set)]
+    if compare:
+        sides.append(("second", a.against or a.netasic, a.set + a.against_set))
     os.makedirs(a.out, exist_ok=True)
     rows = {name: [] for name, _, _ in sides}
     pairs = []
-    turn = 0
     for rnd in range(a.rounds):
-        for k in a.k:
+        for i, k in enumerate(a.k):
             # Pairs alternate which side runs first, so neither always meets the host right after the other.
-            order = sides if turn % 2 == 0 else sides[::-1]
-            turn += 1
+            order = sides if (rnd * len(a.k) + i) % 2 == 0 else sides[::-1]
             got = {}
             for name, binary, sets in order:
                 r = run_once(binary, k, a.size, sets)
@@ -217,11 +215,13 @@ def main():
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
         w.writerows(every)
+    md = ""
+    for name, binary, sets in sides:
+        if compare:
+            md += f"{name.capitalize()}: {binary}{''.join(f' --set {kv}' for kv in sets)}\n\n"
+        md += table(rows[name], a.k) + ("\n" if compare else "")
     if compare:
-        md = (f"First: {first}\n\n" + table(rows["first"], a.k) + f"\nSecond: {second}\n\n" +
-              table(rows["second"], a.k) + "\n" + comparison(pairs, a.k, first, second))
-    else:
-        md = table(rows["first"], a.k)
+        md += comparison(pairs, a.k)
     with open(os.path.join(a.out, "scaling.md"), "w") as f:
         f.write(md)
     print(md, end="")
