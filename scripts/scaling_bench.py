@@ -21,7 +21,8 @@ speed only says "yes").
 
 Writes OUT/scaling.csv (one row per run, the side in its first column), OUT/scaling.md (the tables) and,
 with matplotlib (Debian's python3-matplotlib), OUT/scaling.png. Extra scenario keys for both sides pass
-through with --set KEY=VALUE. Python 3 standard library only, apart from the plot.
+through with --set KEY=VALUE. Bad input (a binary that is not there, a key that is not KEY=VALUE, a key netasic
+refuses) exits 2, as netasic does. Python 3 standard library only, apart from the plot.
 """
 import argparse
 import csv
@@ -51,7 +52,9 @@ def run_once(netasic, k, size, sets):
     process_s = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0:
-        sys.exit(f"scaling_bench: {' '.join(cmd)} failed (exit {p.returncode}):\n{p.stderr.strip()}")
+        print(f"scaling_bench: {' '.join(cmd)} failed (exit {p.returncode}):\n{p.stderr.strip()}", file=sys.stderr)
+        # netasic's exit 2 is bad input (an unknown or malformed key): so is this run's.
+        sys.exit(2 if p.returncode == 2 else 1)
     out = p.stdout
     fab, run, rss = LINE_FABRIC.search(out), LINE_RUN.search(out), LINE_RSS.search(out)
     if not (fab and run and rss):
