@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -182,6 +183,11 @@ class PacketPool {
   // Chunks come from huge-page memory: packets in flight are touched at random all over the pool.
   void grow() {
     Packet* c = static_cast<Packet*>(allocate_huge(chunk_ * sizeof(Packet)));
+    // A switch's VOQ entries keep a packet's address in 48 bits (VoqEntry, tlm/model/voq.h).
+    if ((reinterpret_cast<std::uintptr_t>(c + chunk_) >> 48) != 0) {
+      free_huge(c);
+      throw std::runtime_error("packet pool: memory above the 48-bit user address space");
+    }
     chunks_.emplace_back(c);
     for (std::size_t i = 0; i < chunk_; ++i) {
       new (&c[i]) Packet{};

@@ -76,9 +76,10 @@ void Switch::input_overflow(const Packet* p) const {
 }
 
 void Switch::enqueue(Packet* p, std::uint16_t o) {
+  const std::uint32_t eq = egress_queue_of(p);
   if (!lossless_) {
     // Drop-tail: the output's queue for this class (VOQ share plus egress) is full.
-    const std::size_t q = std::size_t{o} * egress_queues_ + egress_queue_of(p);
+    const std::size_t q = std::size_t{o} * egress_queues_ + eq;
     if (queued_bytes_[q] + p->size_bytes > egress_queue_bytes_) {
       ++counters_.packets_dropped;
       release_input(p);
@@ -87,17 +88,20 @@ void Switch::enqueue(Packet* p, std::uint16_t o) {
     }
     queued_bytes_[q] += p->size_bytes;
   }
-  Fifo& f = voq(p->in_port, o, p->vc);
-  const bool was_empty = f.head == nullptr;
-  f.push(p);
   OutPort& op = out_ports_[o];
   // Nothing else requests the output: the packet is the only head the arbiter could take.
   const bool alone = !op.requesting && !wide_ && !efc_ && op.link && !local_control_waits(o);
-  if (was_empty) set_request(op, o, p->vc, p->in_port);
   op.backlog += p->size_bytes;
   if (op.backlog > op.max_backlog) op.max_backlog = op.backlog;
-  if (alone) grant_alone(o, p);
-  else try_grant(o);
+  // Granted at once, it never waits in its VOQ (empty, as every VOQ of the output is): the same grant as
+  // through the VOQ, without the entry written and read back.
+  if (!(alone && grant_alone(o, p, eq))) {
+    Voq& v = voq(p->in_port, o, p->vc);
+    const bool was_empty = v.head == nullptr;
+    voq_blocks_.push(v, p, eq);
+    if (was_empty) set_request(op, o, p->vc, p->in_port);
+    if (!alone) try_grant(o);
+  }
   try_transmit(o);
 }
 
@@ -139,11 +143,13 @@ const std::uint16_t* Switch::candidates(const Packet* p, const RoutingTable::Hos
   return c;
 }
 
-void Switch::release_input(const Packet* p) {
+void Switch::release_input(const Packet* p) { release_input(p->in_port, p->in_vc, p->in_size); }
+
+void Switch::release_input(std::uint16_t i, std::uint8_t in_vc, std::uint32_t in_size) {
   // The packet leaves the input buffer: its credit goes back upstream.
-  InPort& ip = in_ports_[p->in_port];
-  ip.fill[p->in_vc] -= p->in_size;
-  if (Link* link = ip.link) link->return_credits(p->in_vc, p->in_size);
+  InPort& ip = in_ports_[i];
+  ip.fill[in_vc] -= in_size;
+  if (Link* link = ip.link) link->return_credits(in_vc, in_size);
 }
 
 void Switch::assign_vc(Packet* p, std::uint16_t o) {
@@ -181,12 +187,12 @@ void Switch::grant_ports(std::uint16_t o) {
         // Frames this switch generated (Flowcut ACKs, FGFC) go first: they hold no input buffer.
         Packet* c = local_queues_[o].front();
         const std::size_t eq = base;
-        if (egress_room(0, eq, c, false) && link->has_credit(0, c->size_bytes)) {
+        if (egress_room(0, eq, c->size_bytes, false) && link->has_credit(0, c->size_bytes)) {
           local_queues_[o].pop_front();
           link->take_credits(0, c->size_bytes);
           c->t_ready = on_clock(fabric_.now() + xbar_ps_);
           c->t_tail = 0;
-          egress_push(o, 0, c);
+          egress_push(o, 0, c, c->t_ready, c->size_bytes);
           op.backlog += c->size_bytes;
           op.max_backlog = std::max(op.max_backlog, op.backlog);
           if (!lossless_) queued_bytes_[eq] += c->size_bytes;
@@ -220,15 +226,15 @@ void Switch::grant_ports(std::uint16_t o) {
           m &= m - 1;
           // grant_input, written out for up to 64 ports: the measured hot path (30% of run time on the reference) keeps
           // its shape; grant_input serves the wide arbiter.
-          Fifo& f = voq(i, o, vc);
-          Packet* p = f.head;
-          const std::size_t eq = base + egress_queue_of(p);
-          if (!egress_room(vc, eq, p, shared)) continue;
-          if (!shared && !link->has_absorbed_credit(vc, p->size_bytes)) {
+          Voq& v = voq(i, o, vc);
+          const VoqEntry& h = *v.head;
+          const std::size_t eq = base + h.queue();
+          if (!egress_room(vc, eq, h.size, shared)) continue;
+          if (!shared && !link->has_absorbed_credit(vc, h.size)) {
             vc_blocked = true;
             break;
           }
-          take_head(op, o, i, vc, f, shared, eq - base);
+          take_head(op, o, i, vc, v, shared, eq - base);
           granted = true;
           break;
         }
@@ -250,18 +256,18 @@ template void Switch::grant_ports<true>(std::uint16_t o);
 // checks for the one head there is, in its order, without its rounds over VCs and inputs. The same grant,
 // the same credit wake-ups, as grant_ports. Only without egress flow control (enqueue's test), so there are
 // no frames of EgressFc's to send afterwards, as grant_ports does.
-void Switch::grant_alone(std::uint16_t o, Packet* p) {
+bool Switch::grant_alone(std::uint16_t o, Packet* p, std::uint32_t q) {
   OutPort& op = out_ports_[o];
   Link* link = op.link;
   const std::uint8_t vc = p->vc;
-  const std::size_t base = std::size_t{o} * egress_queues_;
-  const std::size_t eq = base + egress_queue_of(p);
+  const std::size_t eq = std::size_t{o} * egress_queues_ + q;
   // In grant_ports' order: a data VC needs a free data slot somewhere first, then the VC's credit, the head's
   // egress queue, the head's credit.
   const bool data_room = vc == 0 || any_data_slot_free(op);
-  const bool go = data_room && link->has_credit(vc, kMinPacketBytes) && egress_room(vc, eq, p, false) &&
+  const bool go = data_room && link->has_credit(vc, kMinPacketBytes) && egress_room(vc, eq, p->size_bytes, false) &&
                   link->has_absorbed_credit(vc, p->size_bytes);
-  if (go) take_head(op, o, p->in_port, vc, voq(p->in_port, o, vc), false, eq - base);
+  if (go) grant_packet(op, o, p->in_port, vc, p, VoqEntry{0, p->size_bytes, p->in_size}, p->in_vc, false, q);
+  return go;
 }
 
 void Switch::transmit_next(std::uint16_t o) {
@@ -468,15 +474,15 @@ void Switch::inject_control(Packet* p, std::uint16_t o) {
   try_transmit(o);
 }
 
-void Switch::egress_push(std::uint16_t o, std::uint32_t q, Packet* p) {
+void Switch::egress_push(std::uint16_t o, std::uint32_t q, Packet* p, Ps ready, std::uint32_t size) {
   const std::size_t eq = std::size_t{o} * egress_queues_ + q;
   EgressQueue& e = egress_[eq];
   if (__builtin_expect(e.count == e.cap, 0)) grow_egress(e);  // the caller checked !egress_full(eq)
   std::uint32_t k = e.head + e.count;
   if (k >= e.cap) k -= e.cap;
-  e.slots[k] = EgressEntry{p, p->t_ready};
+  e.slots[k] = EgressEntry{p, ready};
   ++e.count;
-  e.bytes += p->size_bytes;
+  e.bytes += size;
   OutPort& op = out_ports_[o];
   set_bit(op.egress_nonempty, q, true);
   if (q != 0) set_bit(op.data_slot_free, q, data_slot_free(eq));
@@ -485,7 +491,9 @@ void Switch::egress_push(std::uint16_t o, std::uint32_t q, Packet* p) {
 Packet* Switch::egress_pop(std::uint16_t o, std::uint32_t q) {
   const std::size_t eq = std::size_t{o} * egress_queues_ + q;
   EgressQueue& e = egress_[eq];
-  Packet* p = e.slots[e.head].packet;
+  const EgressEntry& front = e.slots[e.head];
+  Packet* p = front.packet;
+  p->t_ready = front.ready;
   e.bytes -= p->size_bytes;
   if (--e.count == 0) {
     e.head = 0;

@@ -30,6 +30,7 @@
 #include "tlm/model/routing.h"
 #include "tlm/model/routing_policy.h"
 #include "tlm/model/tlm_ports.h"
+#include "tlm/model/voq.h"
 
 namespace netasic {
 
@@ -86,22 +87,6 @@ struct SwitchCounters {
 // the configuration, the vectors' headers), which fell out of the caches on large fabrics
 // (docs/performance.md, "The switch's hot lines").
 struct SwitchHotState {
-  struct Fifo {
-    Packet* head = nullptr;
-    Packet* tail = nullptr;
-    void push(Packet* p) {
-      p->next = nullptr;
-      if (tail) tail->next = p; else head = p;
-      tail = p;
-    }
-    Packet* pop() {
-      Packet* p = head;
-      head = p->next;
-      if (!head) tail = nullptr;
-      p->next = nullptr;
-      return p;
-    }
-  };
   using QueueBits = std::array<std::uint64_t, 2>;
   static constexpr std::uint8_t kMaxVcs = 5;
   // Per-output state, kept together in two cache lines so that serving a port touches little else: the
@@ -190,7 +175,7 @@ struct SwitchHotState {
   bool deep_prefetch_ = false;  // fabric_.prefetch_steps() == 3, read at start_of_simulation
   // Second line: the output side's arrays, this switch's routes, the egress queues' geometry, the hash.
   std::unique_ptr<OutPort[]> out_ports_;  // [port]
-  std::unique_ptr<Fifo[]> voqs_;          // voq_index(i, o, vc)
+  std::unique_ptr<Voq[]> voqs_;           // voq_index(i, o, vc)
   std::unique_ptr<EgressQueue[]> egress_;  // [o * egress_queues + q]
   const std::uint32_t* route_row_;    // RoutingTable::next_hop_row(id_): [column] -> next-hop list
   const std::uint16_t* route_ports_;  // RoutingTable::next_hop_ports()
@@ -225,6 +210,7 @@ struct SwitchHotState {
   SwitchCounters counters_;
   std::uint64_t ecn_threshold_ = 0;  // config_.ecn_threshold_bytes
   const RoutingTable& routing_;
+  VoqBlocks voq_blocks_;  // where the VOQs' entries live
 };
 
 // The routing policy (RoutingFunction, created by name from the registry) picks a data packet's output
@@ -335,6 +321,7 @@ class alignas(64) Switch : public EventTarget,
   std::uint16_t route(Packet* p);
   void assign_vc(Packet* p, std::uint16_t o);
   void release_input(const Packet* p);  // frees its input-buffer space and returns the credit upstream
+  void release_input(std::uint16_t i, std::uint8_t in_vc, std::uint32_t in_size);  // the same, from a VOQ entry
   const std::uint16_t* candidates(const Packet* p, const RoutingTable::HostAt& at, std::uint32_t& n) const;
   static constexpr std::uint16_t kHeld = RoutingFunction::kHeld;
   // Flowcut: an ACK arriving here (true when consumed), the ACK of a packet leaving for its host.
@@ -369,7 +356,8 @@ class alignas(64) Switch : public EventTarget,
     if (efc_ && !fc_out_.empty()) send_fc_frames();
   }
   void grant(std::uint16_t o) { wide_ ? grant_ports<true>(o) : grant_ports<false>(o); }
-  void grant_alone(std::uint16_t o, Packet* p);  // an arrival at an output nothing else requests
+  // An arrival at an output nothing else requests, of egress queue q below the output: true when granted.
+  bool grant_alone(std::uint16_t o, Packet* p, std::uint32_t q);
   // Frames this switch generated (Flowcut ACKs, FGFC) wait for output o.
   bool local_control_waits(std::uint16_t o) const { return local_queues_ && !local_queues_[o].empty(); }
   template <bool Wide>
@@ -403,14 +391,14 @@ class alignas(64) Switch : public EventTarget,
   std::size_t voq_index(std::uint16_t i, std::uint16_t o, std::uint8_t vc) const {
     return (std::size_t{o} * vcs_ + vc) * radix_ + i;
   }
-  Fifo& voq(std::uint16_t i, std::uint16_t o, std::uint8_t vc) { return voqs_[voq_index(i, o, vc)]; }
+  Voq& voq(std::uint16_t i, std::uint16_t o, std::uint8_t vc) { return voqs_[voq_index(i, o, vc)]; }
   bool data_slot_free(std::size_t eq) const {
     return egress_[eq].bytes + max_packet_bytes_ <= egress_queue_bytes_ && !egress_full(eq);
   }
-  // Whether egress queue eq takes head p of VC vc: control needs its own size, data a maximum-size slot (with
+  // Whether egress queue eq takes a head of VC vc and `size` bytes: control needs its own size, data a maximum-size slot (with
   // hop-by-hop flow control, `shared`, data waits in the shared buffer instead).
-  bool egress_room(std::uint8_t vc, std::size_t eq, const Packet* p, bool shared) const {
-    return vc == 0 ? egress_[eq].bytes + p->size_bytes <= egress_queue_bytes_ && !egress_full(eq)
+  bool egress_room(std::uint8_t vc, std::size_t eq, std::uint32_t size, bool shared) const {
+    return vc == 0 ? egress_[eq].bytes + size <= egress_queue_bytes_ && !egress_full(eq)
                    : shared || data_slot_free(eq);
   }
   // Per output, one bit per egress queue (up to 128): which queues hold packets, and which data queues have
@@ -420,7 +408,9 @@ class alignas(64) Switch : public EventTarget,
     if (on) b[q >> 6] |= std::uint64_t{1} << (q & 63);
     else b[q >> 6] &= ~(std::uint64_t{1} << (q & 63));
   }
-  void egress_push(std::uint16_t o, std::uint32_t q, Packet* p);
+  // p, through the crossbar at `ready` and of `size` bytes, joins egress queue q of o (its t_ready is written at
+  // egress_pop: the grant does not touch the packet).
+  void egress_push(std::uint16_t o, std::uint32_t q, Packet* p, Ps ready, std::uint32_t size);
   Packet* egress_pop(std::uint16_t o, std::uint32_t q);
   // The first set bit of `b` in [lo, hi); kNoQueue when none.
   static std::uint32_t first_bit(const QueueBits& b, std::uint32_t lo, std::uint32_t hi);
@@ -434,7 +424,11 @@ class alignas(64) Switch : public EventTarget,
   // Whether some data egress queue of the output has a free maximum-size slot (a data grant needs one).
   static bool any_data_slot_free(const OutPort& op) { return (op.data_slot_free[0] | op.data_slot_free[1]) != 0; }
   // The grant of VOQ (i, o, vc)'s head once its checks have passed, into egress queue q of o (below the class).
-  void take_head(OutPort& op, std::uint16_t o, std::uint16_t i, std::uint8_t vc, Fifo& f, bool shared, std::size_t q);
+  void take_head(OutPort& op, std::uint16_t o, std::uint16_t i, std::uint8_t vc, Voq& v, bool shared, std::size_t q);
+  // The grant proper, of packet p of input i (e: its size and input-buffer share), after it left its VOQ or
+  // without it ever joining one (grant_alone).
+  void grant_packet(OutPort& op, std::uint16_t o, std::uint16_t i, std::uint8_t vc, Packet* p, const VoqEntry& e,
+                    std::uint8_t in_vc, bool shared, std::size_t q);
   void set_request(OutPort& op, std::uint16_t o, std::uint8_t vc, std::uint16_t i) {
     if (!wide_) {
       op.request[vc] |= std::uint64_t{1} << i;
@@ -482,30 +476,45 @@ class alignas(64) Switch : public EventTarget,
 
 // The grant of the head of VOQ (i, o, vc), whose checks have passed: the step of both arbiters and the arrival's,
 // inline in each (a call measured 1.5% more instructions on the 128-host run).
-inline void Switch::take_head(OutPort& op, std::uint16_t o, std::uint16_t i, std::uint8_t vc, Fifo& f, bool shared,
+// The grant of the head of VOQ (i, o, vc), whose checks have passed: the step of both arbiters and the arrival's,
+// inline in each (a call measured 1.5% more instructions on the 128-host run). It reads the VOQ entry, not the
+// packet.
+inline void Switch::take_head(OutPort& op, std::uint16_t o, std::uint16_t i, std::uint8_t vc, Voq& v, bool shared,
                               std::size_t q) {
-  Packet* p = f.head;
-  f.pop();
-  if (!f.head) {
+  const VoqEntry e = *v.head;
+  voq_blocks_.pop(v);
+  if (!v.head) {
     if (wide_) clear_wide_request(op, o, vc, i);
     else if (!(op.request[vc] &= ~(std::uint64_t{1} << i))) op.requesting &= static_cast<std::uint8_t>(~(1u << vc));
   }
+  Packet* p = e.packet();
+  // The port may send it next (after a credit or a transmission, at once): start bringing it in.
+  __builtin_prefetch(p);
+  grant_packet(op, o, i, vc, p, e, e.in_vc(), shared, q);
+}
+
+inline void Switch::grant_packet(OutPort& op, std::uint16_t o, std::uint16_t i, std::uint8_t vc, Packet* p,
+                                 const VoqEntry& e, std::uint8_t in_vc, bool shared, std::size_t q) {
   op.rr_input[rr_slot_[vc]] = static_cast<std::uint8_t>(i + 1);
-  if (!shared) op.link->take_credits(vc, p->size_bytes);
-  release_input(p);
+  if (!shared) op.link->take_credits(vc, e.size);
+  release_input(i, in_vc, e.in_size);
   InPort& ip = in_ports_[i];
   const Ps now = fabric_.now();
   const std::size_t col = std::size_t{ip.row} * radix_ + o;
   // The row bus into the tile crossbar's buffer, then the column channel (switch.crossbar tiled: a busy column
   // does not hold the row bus; single: one circuit holds both).
-  const Ps xfer = static_cast<Ps>(p->size_bytes * internal_ps_per_byte_ + 0.5);
+  const Ps xfer = static_cast<Ps>(e.size * internal_ps_per_byte_ + 0.5);
   const Ps row_start = std::max(now, ip.row_busy);
   const Ps xfer_start = std::max(row_start, column_busy_[col]);
   ip.row_busy = (tiled_crossbar_ ? row_start : xfer_start) + xfer;
   column_busy_[col] = xfer_start + xfer;
-  p->t_ready = on_clock(xfer_start + xbar_ps_);
-  if (shared) efc_->enqueue(o, p, now, fc_out_);
-  else egress_push(o, static_cast<std::uint32_t>(q), p);
+  const Ps ready = on_clock(xfer_start + xbar_ps_);
+  if (shared) {
+    p->t_ready = ready;
+    efc_->enqueue(o, p, now, fc_out_);
+  } else {
+    egress_push(o, static_cast<std::uint32_t>(q), p, ready, e.size);
+  }
   ++op.egress_packets;
 }
 

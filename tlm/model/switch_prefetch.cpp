@@ -169,16 +169,16 @@ void Switch::prefetch_grant(std::uint16_t o, unsigned step) const {
       __builtin_prefetch(&port_links_[i]);
       return;
     }
-    if (const Packet* head = voqs_[voq_index(i, o, vc)].head) read_line(head);
+    if (const VoqEntry* head = voqs_[voq_index(i, o, vc)].head) read_line(head);
     if (const Link* in = port_links_[i].in) in->prefetch_hot();
     return;
   }
   if (step == 1) {
     __builtin_prefetch(reinterpret_cast<const char*>(&out_ports_[o]) + 64);  // the request masks
     // The VOQs of the highest data VC (the arbiter's first data VC), when they fit in four lines.
-    if (radix_ * sizeof(Fifo) <= 256) {
+    if (radix_ * sizeof(Voq) <= 256) {
       const char* v = reinterpret_cast<const char*>(&voqs_[voq_index(0, o, data_vc)]);
-      for (std::size_t b = 0; b < radix_ * sizeof(Fifo); b += 64) __builtin_prefetch(v + b);
+      for (std::size_t b = 0; b < radix_ * sizeof(Voq); b += 64) __builtin_prefetch(v + b);
     }
     return;
   }
@@ -189,7 +189,7 @@ void Switch::prefetch_grant(std::uint16_t o, unsigned step) const {
   if (vc == data_vc) {
     // Read, not prefetched (read_line): about 2% faster at 8,192 hosts (docs/performance.md, "Reads instead of
     // prefetches").
-    if (const Packet* head = voqs_[voq_index(i, o, vc)].head) read_line(head);
+    if (const VoqEntry* head = voqs_[voq_index(i, o, vc)].head) read_line(head);
   } else {
     __builtin_prefetch(&voqs_[voq_index(i, o, vc)]);
   }

@@ -96,7 +96,8 @@ void Switch::lay_out_ports() {
     in_ports_[p].row = (p / config_.ports_per_tile) / config_.tile_columns;
     for (std::uint8_t v = 0; v < config_.vcs; ++v) in_ports_[p].buffer[v] = config_.vc_buffer_bytes[v];
   }
-  voqs_.reset(new Fifo[std::size_t{radix} * radix * config_.vcs]());
+  voqs_.reset(new Voq[std::size_t{radix} * radix * config_.vcs]());
+  voq_blocks_.grow(radix);
   wide_ = radix > 64;
   if (wide_) wide_request_.assign(std::size_t{radix} * config_.vcs * kWideWords, 0);
   const std::uint32_t first = std::min(kEgressRingStart, config_.egress_queue_packets);

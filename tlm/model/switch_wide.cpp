@@ -9,12 +9,12 @@ namespace netasic {
 Switch::Try Switch::grant_input(OutPort& op, std::uint16_t o, std::uint8_t vc, std::uint16_t i, bool shared,
                                        std::size_t base) {
   Link* link = op.link;
-  Fifo& f = voq(i, o, vc);
-  Packet* p = f.head;
-  const std::size_t eq = base + egress_queue_of(p);
-  if (!egress_room(vc, eq, p, shared)) return Try::skip;
-  if (!shared && !link->has_credit(vc, p->size_bytes)) return Try::blocked;
-  take_head(op, o, i, vc, f, shared, eq - base);
+  Voq& v = voq(i, o, vc);
+  const VoqEntry& h = *v.head;
+  const std::size_t eq = base + h.queue();
+  if (!egress_room(vc, eq, h.size, shared)) return Try::skip;
+  if (!shared && !link->has_credit(vc, h.size)) return Try::blocked;
+  take_head(op, o, i, vc, v, shared, eq - base);
   return Try::granted;
 }
 

@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <initializer_list>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "tlm/model/link.h"
@@ -108,28 +111,45 @@ TEST(Credits, IncastNeverOverflowsAnInputBufferAndDeliversEveryByteOnce) {
   EXPECT_EQ(j["packets"]["injected"], j["packets"]["delivered"]);
 }
 
-// An egress queue's ring starts small and grows as the queue fills, to egress_queue_packets at most
-// (20 here: 8, 16, then 20), keeping its packets in order across each growth while the port drains it. Into
-// the switch at 100 Gb/s, out at 10 Gb/s: the queue fills; once the first packet is out, the slow link sends
-// back to back, so the flow ends at (1000 + 350) ns + 40 serializations of 1084 B at 10 Gb/s (867.2 ns)
-// + 1000 ns, whatever the ring's size, as long as nothing is lost, repeated or reordered.
-TEST(EgressQueue, ARingGrowsToTheDescriptorLimitAndKeepsItsPacketsInOrder) {
+// One 40,000-byte flow of 1,000-byte packets from host 0 to host 1, into the switch at 100 Gb/s and out at
+// 10 Gb/s, with the switch's queues set by `keys`. Once the first packet is out, the slow link sends back to
+// back, so the flow ends at (1000 + 350) ns + 40 serializations of 1084 B at 10 Gb/s (867.2 ns) + 1000 ns,
+// however the queues are sized, as long as nothing is lost, repeated or reordered (one path: only the switch
+// could reorder).
+std::unique_ptr<Simulation> run_through_a_slow_output(std::initializer_list<std::string> keys) {
   Scenario s = scenario({"topology.type=file", "topology.file=" + two_host_topology("100Gbps", "10Gbps"),
                          "workload.type=incast", "workload.incast.senders=1", "workload.incast.destination=1",
-                         "workload.size_bytes=40000", "nic.mtu_bytes=1000", "switch.egress_queue_packets=20",
-                         "switch.egress_queue_bytes=1048576"});
+                         "workload.size_bytes=40000", "nic.mtu_bytes=1000", "switch.egress_queue_bytes=1048576"});
+  for (const auto& k : keys) s.set_assignment(k);
   auto sim = run(s);
-  ASSERT_TRUE(sim->all_flows_completed());
+  EXPECT_TRUE(sim->all_flows_completed());
   const Flow& f = sim->flows().flows().at(0);
   EXPECT_EQ(f.finish - f.start, static_cast<Ps>((1000 + 350 + 1000) * kNs + 40 * 867200));
   const auto j = sim->summary();
   EXPECT_EQ(j["bytes"]["delivered"].get<std::uint64_t>(), 40000u);
   EXPECT_EQ(j["packets"]["duplicates"].get<std::uint64_t>(), 0u);
-  EXPECT_EQ(j["packets"]["out_of_order"].get<std::uint64_t>(), 0u);  // one path: only the switch could reorder
+  EXPECT_EQ(j["packets"]["out_of_order"].get<std::uint64_t>(), 0u);
   EXPECT_EQ(j["packets"]["injected"], j["packets"]["delivered"]);
+  return sim;
+}
+
+// An egress queue's ring starts small and grows as the queue fills, to egress_queue_packets at most (20 here: 8,
+// 16, then 20), keeping its packets in order across each growth while the port drains it.
+TEST(EgressQueue, ARingGrowsToTheDescriptorLimitAndKeepsItsPacketsInOrder) {
+  auto sim = run_through_a_slow_output({"switch.egress_queue_packets=20"});
   const auto& sw = sim->switches().at(0);
   EXPECT_EQ(sw->egress_ring_capacity(1, 1), 20u);  // the data queue toward host 1 filled up
   EXPECT_EQ(sw->egress_ring_capacity(1, 2), 8u);   // a class with no traffic kept its first ring
+}
+
+// A VOQ keeps its packets in order however long it grows: its entries sit three to a block, the blocks come from
+// the switch's free list (two blocks for this 2-port switch, then 64 more when that runs out). With two egress
+// descriptors and a 1 MiB input buffer, most of the 40 packets wait in the VOQ.
+TEST(Voq, ALongVoqKeepsItsPacketsInOrderAcrossItsBlocks) {
+  auto sim = run_through_a_slow_output({"switch.egress_queue_packets=2", "switch.input_buffer_bytes=1048576"});
+  // The output's backlog (VOQs plus at most two egress packets) reached 20 packets of 1,084 B: its VOQ held 18
+  // or more, six blocks or more.
+  EXPECT_GE(sim->switches().at(0)->max_backlog(1), 20u * 1084u);
 }
 
 // Two classes share an output round-robin, one packet each in turn. Hosts 0 and 1 each send 400,000 B to host
