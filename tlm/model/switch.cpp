@@ -266,7 +266,7 @@ bool Switch::grant_alone(std::uint16_t o, Packet* p, std::uint32_t q) {
   const bool data_room = vc == 0 || any_data_slot_free(op);
   const bool go = data_room && link->has_credit(vc, kMinPacketBytes) && egress_room(vc, eq, p->size_bytes, false) &&
                   link->has_absorbed_credit(vc, p->size_bytes);
-  if (go) grant_packet(op, o, p->in_port, vc, p, VoqEntry{0, p->size_bytes, p->in_size}, p->in_vc, false, q);
+  if (go) grant_packet(op, o, p->in_port, vc, p, p->size_bytes, p->in_vc, p->in_size, false, q);
   return go;
 }
 

@@ -395,8 +395,8 @@ class alignas(64) Switch : public EventTarget,
   bool data_slot_free(std::size_t eq) const {
     return egress_[eq].bytes + max_packet_bytes_ <= egress_queue_bytes_ && !egress_full(eq);
   }
-  // Whether egress queue eq takes a head of VC vc and `size` bytes: control needs its own size, data a maximum-size slot (with
-  // hop-by-hop flow control, `shared`, data waits in the shared buffer instead).
+  // Whether egress queue eq takes a head of VC vc and `size` bytes: control needs its own size, data a maximum-size
+  // slot (with hop-by-hop flow control, `shared`, data waits in the shared buffer instead).
   bool egress_room(std::uint8_t vc, std::size_t eq, std::uint32_t size, bool shared) const {
     return vc == 0 ? egress_[eq].bytes + size <= egress_queue_bytes_ && !egress_full(eq)
                    : shared || data_slot_free(eq);
@@ -425,10 +425,10 @@ class alignas(64) Switch : public EventTarget,
   static bool any_data_slot_free(const OutPort& op) { return (op.data_slot_free[0] | op.data_slot_free[1]) != 0; }
   // The grant of VOQ (i, o, vc)'s head once its checks have passed, into egress queue q of o (below the class).
   void take_head(OutPort& op, std::uint16_t o, std::uint16_t i, std::uint8_t vc, Voq& v, bool shared, std::size_t q);
-  // The grant proper, of packet p of input i (e: its size and input-buffer share), after it left its VOQ or
-  // without it ever joining one (grant_alone).
-  void grant_packet(OutPort& op, std::uint16_t o, std::uint16_t i, std::uint8_t vc, Packet* p, const VoqEntry& e,
-                    std::uint8_t in_vc, bool shared, std::size_t q);
+  // The grant proper, of packet p of input i (its size, and the VC and share of the input buffer it holds), after
+  // it left its VOQ (the values from its entry) or without it ever joining one (grant_alone).
+  void grant_packet(OutPort& op, std::uint16_t o, std::uint16_t i, std::uint8_t vc, Packet* p, std::uint32_t size,
+                    std::uint8_t in_vc, std::uint32_t in_size, bool shared, std::size_t q);
   void set_request(OutPort& op, std::uint16_t o, std::uint8_t vc, std::uint16_t i) {
     if (!wide_) {
       op.request[vc] |= std::uint64_t{1} << i;
@@ -475,8 +475,6 @@ class alignas(64) Switch : public EventTarget,
 };
 
 // The grant of the head of VOQ (i, o, vc), whose checks have passed: the step of both arbiters and the arrival's,
-// inline in each (a call measured 1.5% more instructions on the 128-host run).
-// The grant of the head of VOQ (i, o, vc), whose checks have passed: the step of both arbiters and the arrival's,
 // inline in each (a call measured 1.5% more instructions on the 128-host run). It reads the VOQ entry, not the
 // packet.
 inline void Switch::take_head(OutPort& op, std::uint16_t o, std::uint16_t i, std::uint8_t vc, Voq& v, bool shared,
@@ -490,20 +488,21 @@ inline void Switch::take_head(OutPort& op, std::uint16_t o, std::uint16_t i, std
   Packet* p = e.packet();
   // The port may send it next (after a credit or a transmission, at once): start bringing it in.
   __builtin_prefetch(p);
-  grant_packet(op, o, i, vc, p, e, e.in_vc(), shared, q);
+  grant_packet(op, o, i, vc, p, e.size, e.in_vc(), e.in_size, shared, q);
 }
 
 inline void Switch::grant_packet(OutPort& op, std::uint16_t o, std::uint16_t i, std::uint8_t vc, Packet* p,
-                                 const VoqEntry& e, std::uint8_t in_vc, bool shared, std::size_t q) {
+                                 std::uint32_t size, std::uint8_t in_vc, std::uint32_t in_size, bool shared,
+                                 std::size_t q) {
   op.rr_input[rr_slot_[vc]] = static_cast<std::uint8_t>(i + 1);
-  if (!shared) op.link->take_credits(vc, e.size);
-  release_input(i, in_vc, e.in_size);
+  if (!shared) op.link->take_credits(vc, size);
+  release_input(i, in_vc, in_size);
   InPort& ip = in_ports_[i];
   const Ps now = fabric_.now();
   const std::size_t col = std::size_t{ip.row} * radix_ + o;
   // The row bus into the tile crossbar's buffer, then the column channel (switch.crossbar tiled: a busy column
   // does not hold the row bus; single: one circuit holds both).
-  const Ps xfer = static_cast<Ps>(e.size * internal_ps_per_byte_ + 0.5);
+  const Ps xfer = static_cast<Ps>(size * internal_ps_per_byte_ + 0.5);
   const Ps row_start = std::max(now, ip.row_busy);
   const Ps xfer_start = std::max(row_start, column_busy_[col]);
   ip.row_busy = (tiled_crossbar_ ? row_start : xfer_start) + xfer;
@@ -513,7 +512,7 @@ inline void Switch::grant_packet(OutPort& op, std::uint16_t o, std::uint16_t i, 
     p->t_ready = ready;
     efc_->enqueue(o, p, now, fc_out_);
   } else {
-    egress_push(o, static_cast<std::uint32_t>(q), p, ready, e.size);
+    egress_push(o, static_cast<std::uint32_t>(q), p, ready, size);
   }
   ++op.egress_packets;
 }

@@ -24,6 +24,11 @@ struct VoqEntry {
   Packet* packet() const { return reinterpret_cast<Packet*>(word & kAddressMask); }
   std::uint32_t queue() const { return static_cast<std::uint32_t>(word >> 48) & 0xff; }
   std::uint8_t in_vc() const { return static_cast<std::uint8_t>(word >> 56); }
+  // The entry of p, of egress queue q below its output.
+  static VoqEntry of(const Packet* p, std::uint32_t q) {
+    return {reinterpret_cast<std::uint64_t>(p) | std::uint64_t{q} << 48 | std::uint64_t{p->in_vc} << 56, p->size_bytes,
+            p->in_size};
+  }
 };
 
 // Three entries to a cache line, with the next line's address.
@@ -66,9 +71,7 @@ class VoqBlocks {
       e = &b->entry[0];
     }
     v.tail = e;
-    e->word = reinterpret_cast<std::uint64_t>(p) | std::uint64_t{q} << 48 | std::uint64_t{p->in_vc} << 56;
-    e->size = p->size_bytes;
-    e->in_size = p->in_size;
+    *e = VoqEntry::of(p, q);
   }
   // The head of v (not empty) leaves it.
   void pop(Voq& v) {
