@@ -37,20 +37,13 @@ Link::Link(const sc_core::sc_module_name& name, Fabric& fabric, const LinkConfig
   out.bind(bw_);
 }
 
-bool Link::receive(std::uint16_t, Packet* p, Ps delay) {
-  const Ps start = hot_.fabric->now() + delay;
-  if (start < hot_.busy_until) throw ModelError(fmt::format("{}: transmission overlaps the previous one", name()));
-  const Ps ser = serialization(p->size_bytes);
-  hot_.busy_until = start + ser;
-  hot_.busy_time += ser;
-  ++hot_.packets;
-  hot_.wire_bytes += p->size_bytes + hot_.overhead_bytes;
-  p->ser_ps = ser;
-  ++p->hops;
-  if (hot_.slow) return slow_receive(p, start, ser, delay);
-  hot_.rx(p, delay + hot_.prop_ps);
-  return true;
+bool Link::receive(std::uint16_t, Packet* p, Ps delay) { return transmit(p, delay, serialization(p->size_bytes)); }
+
+void Link::transmission_overlaps() const {
+  throw ModelError(fmt::format("{}: transmission overlaps the previous one", name()));
 }
+
+void Link::cut_credit(Ps at, std::uint8_t vc, std::uint32_t bytes) { cut_->credit(*this, at, vc, bytes); }
 
 // Errors, observers, the causal order and cut links: false when the packet was corrupted (and dropped).
 bool Link::slow_receive(Packet* p, Ps start, Ps ser, Ps delay) {
@@ -103,23 +96,6 @@ void Link::credit_underflow(std::uint8_t vc) const {
 
 void Link::credit_overflow(std::uint8_t vc) const {
   throw ModelError(fmt::format("{}: credits on VC {} exceed the receiver buffer", name(), vc));
-}
-
-void Link::return_credits(std::uint8_t vc, std::uint32_t bytes) {
-  if (!hot_.lossless) return;
-  const Ps at = hot_.fabric->now() + hot_.prop_ps;
-  if (__builtin_expect(hot_.cut, 0)) return cut_->credit(*this, at, vc, bytes);
-  absorb_credit(at, vc, bytes);
-}
-
-void Link::absorb_credit(Ps at, std::uint8_t vc, std::uint32_t bytes) {
-  if (hot_.credit_tail - hot_.credit_head > hot_.credit_mask) grow_returns();  // full
-  hot_.returns[hot_.credit_tail++ & hot_.credit_mask] = CreditReturn{at, bytes, vc};
-  // Returns arrive in the order they are made: one already scheduled wake-up is never later than this one.
-  if ((hot_.waiting_vcs >> vc & 1) && hot_.wake_at == kNever) {
-    if (bytes >= hot_.deficit) schedule_wake(at);
-    else hot_.deficit -= bytes;
-  }
 }
 
 void Link::schedule_wake(Ps at) {

@@ -91,7 +91,15 @@ class Link : public sc_core::sc_module, public EventTarget {
   void deliver_held(Packet* p, Ps head, const CausalContext& ctx);
   // Takes in a credit return due at `at` (the receiver's own, or one a cut link's credit() held back until the
   // window ended, in the order they were made).
-  void absorb_credit(Ps at, std::uint8_t vc, std::uint32_t bytes);
+  void absorb_credit(Ps at, std::uint8_t vc, std::uint32_t bytes) {
+    if (hot_.credit_tail - hot_.credit_head > hot_.credit_mask) grow_returns();  // full
+    hot_.returns[hot_.credit_tail++ & hot_.credit_mask] = CreditReturn{at, bytes, vc};
+    // Returns arrive in the order they are made: one already scheduled wake-up is never later than this one.
+    if ((hot_.waiting_vcs >> vc & 1) && hot_.wake_at == kNever) {
+      if (bytes >= hot_.deficit) schedule_wake(at);
+      else hot_.deficit -= bytes;
+    }
+  }
 
   double rate_gbps() const { return rate_gbps_; }
   Ps prop_ps() const { return config_.prop_ps; }
@@ -135,8 +143,14 @@ class Link : public sc_core::sc_module, public EventTarget {
     if (hot_.credits[vc] < 0) credit_underflow(vc);
   }
 
-  // Receiver side: `bytes` of VC `vc` left the receive buffer now.
-  void return_credits(std::uint8_t vc, std::uint32_t bytes);
+  // Receiver side: `bytes` of VC `vc` left the receive buffer now. Inline, as transmit() is: both run once per
+  // packet-hop, and a call each cost its prologue and epilogue (docs/performance.md, "The hop inline").
+  void return_credits(std::uint8_t vc, std::uint32_t bytes) {
+    if (!hot_.lossless) return;
+    const Ps at = hot_.fabric->now() + hot_.prop_ps;
+    if (__builtin_expect(hot_.cut, 0)) return cut_credit(at, vc, bytes);
+    absorb_credit(at, vc, bytes);
+  }
 
   // Statistics.
   std::uint64_t packets_sent() const { return hot_.packets; }
@@ -184,13 +198,29 @@ class Link : public sc_core::sc_module, public EventTarget {
   const void* receiver_hint() const { return hot_.rx.hint; }
   // The interface `in` is bound to: a sender whose socket reaches exactly this calls transmit() directly.
   const PacketFwIf* target_if() const { return &fw_; }
-  void transmit(Packet* p, Ps delay) { receive(0, p, delay); }
+  // The sender's call, with the serialization time it has worked out for the packet (serialization()). False
+  // when the packet was corrupted (and dropped).
+  bool transmit(Packet* p, Ps delay, Ps ser) {
+    const Ps start = hot_.fabric->now() + delay;
+    if (__builtin_expect(start < hot_.busy_until, 0)) transmission_overlaps();
+    hot_.busy_until = start + ser;
+    hot_.busy_time += ser;
+    ++hot_.packets;
+    hot_.wire_bytes += p->size_bytes + hot_.overhead_bytes;
+    p->ser_ps = ser;
+    ++p->hops;
+    if (hot_.slow) return slow_receive(p, start, ser, delay);
+    hot_.rx(p, delay + hot_.prop_ps);
+    return true;
+  }
   const void* rx_hint(std::uint16_t) const { return &hot_; }
 
  private:
   friend class PortTarget<Link>;
   // False when the packet was corrupted (and dropped).
   bool receive(std::uint16_t, Packet* p, Ps delay);
+  [[noreturn]] void transmission_overlaps() const;
+  void cut_credit(Ps at, std::uint8_t vc, std::uint32_t bytes);
   PortTarget<Link> fw_{this, 0};
   NoBackwardPath bw_;
   ForeignTarget foreign_;  // what `out` is bound to, when that is not one of the model's ports

@@ -311,9 +311,10 @@ void Nic::try_send() {
 void Nic::transmit(Packet* p, Ps start) {
   out_link_->take_credits(p->vc, p->size_bytes);
   p->t_sent = start;
-  tx_free_at_ = start + out_link_->serialization(p->size_bytes);
+  const Ps ser = out_link_->serialization(p->size_bytes);
+  tx_free_at_ = start + ser;
   const Ps delay = start - fabric_.now();
-  if (out_fw_ == out_link_->target_if()) out_link_->transmit(p, delay);  // bound to its link
+  if (out_fw_ == out_link_->target_if()) out_link_->transmit(p, delay, ser);  // bound to its link
   else foreign_.send(p, delay);
 }
 

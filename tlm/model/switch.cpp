@@ -39,7 +39,7 @@ void Switch::on_credit(std::uint16_t port) {
   try_transmit(port);
 }
 
-void Switch::arrive(Packet* p) {
+inline void Switch::arrive(Packet* p) {
   // The packet occupies the input buffer from its arrival (not from when the sender put it on the link: a
   // receiver changes nothing before a frame arrives, so one called later, when a window of a run split across
   // processes ends, behaves the same).
@@ -66,7 +66,7 @@ void Switch::arrive(Packet* p) {
     o = route(p);
   }
   if (o == kHeld) return;  // waits in the input buffer until a Flowcut entry frees (retry_held)
-  enqueue(p, o);
+  enqueue_here(p, o);
 }
 
 void Switch::input_overflow(const Packet* p) const {
@@ -75,7 +75,9 @@ void Switch::input_overflow(const Packet* p) const {
                                p->in_vc, ip.fill[p->in_vc], ip.buffer[p->in_vc]));
 }
 
-void Switch::enqueue(Packet* p, std::uint16_t o) {
+void Switch::enqueue(Packet* p, std::uint16_t o) { enqueue_here(p, o); }
+
+inline void Switch::enqueue_here(Packet* p, std::uint16_t o) {
   const std::uint32_t eq = egress_queue_of(p);
   if (!lossless_) {
     // Drop-tail: the output's queue for this class (VOQ share plus egress) is full.
@@ -105,7 +107,7 @@ void Switch::enqueue(Packet* p, std::uint16_t o) {
   try_transmit(o);
 }
 
-std::uint16_t Switch::route(Packet* p) {
+inline std::uint16_t Switch::route(Packet* p) {
   const RoutingTable::HostAt& at = host_at_[p->dst_host];
   const std::uint32_t dst_switch = at.sw;
   if (dst_switch == id_) {
@@ -144,25 +146,6 @@ const std::uint16_t* Switch::candidates(const Packet* p, const RoutingTable::Hos
 }
 
 void Switch::release_input(const Packet* p) { release_input(p->in_port, p->in_vc, p->in_size); }
-
-void Switch::release_input(std::uint16_t i, std::uint8_t in_vc, std::uint32_t in_size) {
-  // The packet leaves the input buffer: its credit goes back upstream.
-  InPort& ip = in_ports_[i];
-  ip.fill[in_vc] -= in_size;
-  if (Link* link = ip.link) link->return_credits(in_vc, in_size);
-}
-
-void Switch::assign_vc(Packet* p, std::uint16_t o) {
-  if (routing_.up_down() && !routing_.is_up(id_, o) && routing_.peer(id_, o) != RoutingTable::kHost) p->went_down = 1;
-  // A telemetry PTM waits in the data queues, as the data of its path would: its accumulated delay measures
-  // them (Mizrahi et al. III). On the control VC it would pass every data queue and measure nothing.
-  if (p->type == PacketType::data || p->type == PacketType::ptm) {
-    p->vc = static_cast<std::uint8_t>(1 + std::min<int>(p->global_hops, vcs_ - 2));
-    if (routing_.is_global_port(id_, o)) ++p->global_hops;
-  } else {
-    p->vc = 0;
-  }
-}
 
 // Longer than the usual bound on purpose: the arbiter is the switch's hottest loop (most grants happen at an
 // arrival), measured faster as one function whose masks and port state stay in registers than split up.
@@ -256,7 +239,7 @@ template void Switch::grant_ports<true>(std::uint16_t o);
 // checks for the one head there is, in its order, without its rounds over VCs and inputs. The same grant,
 // the same credit wake-ups, as grant_ports. Only without egress flow control (enqueue's test), so there are
 // no frames of EgressFc's to send afterwards, as grant_ports does.
-bool Switch::grant_alone(std::uint16_t o, Packet* p, std::uint32_t q) {
+inline bool Switch::grant_alone(std::uint16_t o, Packet* p, std::uint32_t q) {
   OutPort& op = out_ports_[o];
   Link* link = op.link;
   const std::uint8_t vc = p->vc;
@@ -376,7 +359,7 @@ void Switch::add_queuing_delay(Packet* p, Ps start) const {
   if (start > earliest) p->tm_delay_ns += static_cast<std::uint32_t>((start - earliest + 500) / 1000);
 }
 
-void Switch::send(std::uint16_t o, Packet* p) {
+inline void Switch::send(std::uint16_t o, Packet* p) {
   OutPort& op = out_ports_[o];
   const Ps now = fabric_.now();
   // ECN at dequeue: the packet carries the congestion it leaves behind (no queueing delay on the signal).
@@ -396,7 +379,7 @@ void Switch::send(std::uint16_t o, Packet* p) {
   op.tx_free_at = start + ser;
   if (telemetry_) add_queuing_delay(p, start);
   ++counters_.packets_forwarded;
-  if (op.fw == link->target_if()) link->transmit(p, start - now);  // bound to its link: no virtual call
+  if (op.fw == link->target_if()) link->transmit(p, start - now, ser);  // bound to its link: no virtual call
   else send_foreign(op.fw, p, start - now);
 }
 
@@ -474,21 +457,7 @@ void Switch::inject_control(Packet* p, std::uint16_t o) {
   try_transmit(o);
 }
 
-void Switch::egress_push(std::uint16_t o, std::uint32_t q, Packet* p, Ps ready, std::uint32_t size) {
-  const std::size_t eq = std::size_t{o} * egress_queues_ + q;
-  EgressQueue& e = egress_[eq];
-  if (__builtin_expect(e.count == e.cap, 0)) grow_egress(e);  // the caller checked !egress_full(eq)
-  std::uint32_t k = e.head + e.count;
-  if (k >= e.cap) k -= e.cap;
-  e.slots[k] = EgressEntry{p, ready};
-  ++e.count;
-  e.bytes += size;
-  OutPort& op = out_ports_[o];
-  set_bit(op.egress_nonempty, q, true);
-  if (q != 0) set_bit(op.data_slot_free, q, data_slot_free(eq));
-}
-
-Packet* Switch::egress_pop(std::uint16_t o, std::uint32_t q) {
+inline Packet* Switch::egress_pop(std::uint16_t o, std::uint32_t q) {
   const std::size_t eq = std::size_t{o} * egress_queues_ + q;
   EgressQueue& e = egress_[eq];
   const EgressEntry& front = e.slots[e.head];

@@ -315,13 +315,15 @@ class alignas(64) Switch : public EventTarget,
   void copy_hot_config();  // what the packet path reads of config_, into the hot lines (constructor)
   void lay_out_ports();    // the per-port arrays, VOQs and egress queues (constructor)
   void build_routing();  // the routing context, the Flowcut engine, the policy (constructor)
-  void arrive(Packet* p);
+  [[gnu::always_inline]] inline void arrive(Packet* p);
   [[noreturn]] void input_overflow(const Packet* p) const;
   void enqueue(Packet* p, std::uint16_t o);
-  std::uint16_t route(Packet* p);
+  [[gnu::always_inline]] inline void enqueue_here(Packet* p, std::uint16_t o);  // enqueue, inline in arrive
+  [[gnu::always_inline]] inline std::uint16_t route(Packet* p);
   void assign_vc(Packet* p, std::uint16_t o);
   void release_input(const Packet* p);  // frees its input-buffer space and returns the credit upstream
-  void release_input(std::uint16_t i, std::uint8_t in_vc, std::uint32_t in_size);  // the same, from a VOQ entry
+  // The same, from a VOQ entry (inline in the grant).
+  void release_input(std::uint16_t i, std::uint8_t in_vc, std::uint32_t in_size);
   const std::uint16_t* candidates(const Packet* p, const RoutingTable::HostAt& at, std::uint32_t& n) const;
   static constexpr std::uint16_t kHeld = RoutingFunction::kHeld;
   // Flowcut: an ACK arriving here (true when consumed), the ACK of a packet leaving for its host.
@@ -357,7 +359,7 @@ class alignas(64) Switch : public EventTarget,
   }
   void grant(std::uint16_t o) { wide_ ? grant_ports<true>(o) : grant_ports<false>(o); }
   // An arrival at an output nothing else requests, of egress queue q below the output: true when granted.
-  bool grant_alone(std::uint16_t o, Packet* p, std::uint32_t q);
+  [[gnu::always_inline]] inline bool grant_alone(std::uint16_t o, Packet* p, std::uint32_t q);
   // Frames this switch generated (Flowcut ACKs, FGFC) wait for output o.
   bool local_control_waits(std::uint16_t o) const { return local_queues_ && !local_queues_[o].empty(); }
   template <bool Wide>
@@ -377,7 +379,7 @@ class alignas(64) Switch : public EventTarget,
   }
   void transmit_next(std::uint16_t o);  // the port is free and packets wait
   void try_transmit_fc(std::uint16_t o);
-  void send(std::uint16_t o, Packet* p);  // onto the link: serialization, cut-through, counters
+  [[gnu::always_inline]] inline void send(std::uint16_t o, Packet* p);  // onto the link: serialization, cut-through, counters
   void add_queuing_delay(Packet* p, Ps start) const;  // telemetry routing
   void fc_frame_in(Packet* p);            // a PAUSE / RESUME from the neighbour on p->in_port
   void send_fc_frames();                  // the frames EgressFc asked for, into the control queues
@@ -411,7 +413,7 @@ class alignas(64) Switch : public EventTarget,
   // p, through the crossbar at `ready` and of `size` bytes, joins egress queue q of o (its t_ready is written at
   // egress_pop: the grant does not touch the packet).
   void egress_push(std::uint16_t o, std::uint32_t q, Packet* p, Ps ready, std::uint32_t size);
-  Packet* egress_pop(std::uint16_t o, std::uint32_t q);
+  [[gnu::always_inline]] inline Packet* egress_pop(std::uint16_t o, std::uint32_t q);
   // The first set bit of `b` in [lo, hi); kNoQueue when none.
   static std::uint32_t first_bit(const QueueBits& b, std::uint32_t lo, std::uint32_t hi);
   Ps on_clock(Ps t) const { return (t + clock_ps_ - 1) / clock_ps_ * clock_ps_; }
@@ -515,6 +517,41 @@ inline void Switch::grant_packet(OutPort& op, std::uint16_t o, std::uint16_t i, 
     egress_push(o, static_cast<std::uint32_t>(q), p, ready, size);
   }
   ++op.egress_packets;
+}
+
+inline void Switch::release_input(std::uint16_t i, std::uint8_t in_vc, std::uint32_t in_size) {
+  // The packet leaves the input buffer: its credit goes back upstream.
+  InPort& ip = in_ports_[i];
+  ip.fill[in_vc] -= in_size;
+  if (Link* link = ip.link) link->return_credits(in_vc, in_size);
+}
+
+inline void Switch::egress_push(std::uint16_t o, std::uint32_t q, Packet* p, Ps ready, std::uint32_t size) {
+  const std::size_t eq = std::size_t{o} * egress_queues_ + q;
+  EgressQueue& e = egress_[eq];
+  if (__builtin_expect(e.count == e.cap, 0)) grow_egress(e);  // the caller checked !egress_full(eq)
+  std::uint32_t k = e.head + e.count;
+  if (k >= e.cap) k -= e.cap;
+  e.slots[k] = EgressEntry{p, ready};
+  ++e.count;
+  e.bytes += size;
+  OutPort& op = out_ports_[o];
+  set_bit(op.egress_nonempty, q, true);
+  if (q != 0) set_bit(op.data_slot_free, q, data_slot_free(eq));
+}
+
+// Up*/down* and dragonfly groups only where the topology has them (plain_topology_ read in the switch's hot lines).
+inline void Switch::assign_vc(Packet* p, std::uint16_t o) {
+  if (!plain_topology_ && routing_.up_down() && !routing_.is_up(id_, o) && routing_.peer(id_, o) != RoutingTable::kHost)
+    p->went_down = 1;
+  // A telemetry PTM waits in the data queues, as the data of its path would: its accumulated delay measures
+  // them (Mizrahi et al. III). On the control VC it would pass every data queue and measure nothing.
+  if (p->type == PacketType::data || p->type == PacketType::ptm) {
+    p->vc = static_cast<std::uint8_t>(1 + std::min<int>(p->global_hops, vcs_ - 2));
+    if (!plain_topology_ && routing_.is_global_port(id_, o)) ++p->global_hops;
+  } else {
+    p->vc = 0;
+  }
 }
 
 }  // namespace netasic
