@@ -315,6 +315,8 @@ class alignas(64) Switch : public EventTarget,
   void copy_hot_config();  // what the packet path reads of config_, into the hot lines (constructor)
   void lay_out_ports();    // the per-port arrays, VOQs and egress queues (constructor)
   void build_routing();  // the routing context, the Flowcut engine, the policy (constructor)
+  // A packet-hop's steps, always inline at their callers in switch.cpp: as calls, their entries and exits were a
+  // tenth of a small fabric's instructions (docs/performance.md, "The hop inline").
   [[gnu::always_inline]] inline void arrive(Packet* p);
   [[noreturn]] void input_overflow(const Packet* p) const;
   void enqueue(Packet* p, std::uint16_t o);
