@@ -219,6 +219,10 @@ class CalendarQueue {
   }
   E pop() {
     if (cur_ == end_) advance();
+    return pop_top();
+  }
+  // The event top() returned, right after it (nothing pushed in between).
+  E pop_top() {
     --size_;
     return *cur_++;
   }

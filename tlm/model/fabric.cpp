@@ -1,5 +1,7 @@
 #include "tlm/model/fabric.h"
 
+#include <algorithm>
+
 namespace netasic {
 
 const char* packet_type_name(PacketType t) {
@@ -32,16 +34,18 @@ void Fabric::run_due_events() {
   if (causal_queue_) return run_causal_events();
   const Ps sc_now = sc_core::sc_time_stamp().value();
   const Ps horizon = sc_now + quantum_;
+  // One comparison an event: past the earlier of the two bounds, the later tests say which it was.
+  const Ps bound = std::min(horizon, time_limit_);
   running_ = true;
   while (!queue_.empty() && !stop_) {
     const Event& top = queue_.top();
-    if (top.time > horizon) break;
-    if (top.time > time_limit_) {
+    if (top.time > bound) {
+      if (top.time > horizon) break;
       hit_limit_ = true;
       stop_ = true;
       break;
     }
-    Event e = queue_.pop();
+    Event e = queue_.pop_top();
     now_ = e.time;
     prefetch_ahead(queue_);
     e.target->on_event(e.kind(), e.data);

@@ -308,7 +308,7 @@ void Nic::try_send() {
   }
 }
 
-void Nic::transmit(Packet* p, Ps start) {
+inline void Nic::transmit(Packet* p, Ps start) {
   out_link_->take_credits(p->vc, p->size_bytes);
   p->t_sent = start;
   const Ps ser = out_link_->serialization(p->size_bytes);

@@ -236,7 +236,7 @@ class alignas(64) Nic : public EventTarget,
   void receive_data(Packet* p);
   void receive_ack(Packet* p);
   void try_send();
-  void transmit(Packet* p, Ps start);
+  [[gnu::always_inline]] inline void transmit(Packet* p, Ps start);  // inline in try_send, its one caller
   Packet* next_data_packet();
   Packet* build_data_packet(Flow& f, const SendChoice& c);
   void arm_timer(Flow& f, Ps at);
