@@ -43,8 +43,6 @@ void Link::transmission_overlaps() const {
   throw ModelError(fmt::format("{}: transmission overlaps the previous one", name()));
 }
 
-void Link::cut_credit(Ps at, std::uint8_t vc, std::uint32_t bytes) { cut_->credit(*this, at, vc, bytes); }
-
 // Errors, observers, the causal order and cut links: false when the packet was corrupted (and dropped).
 bool Link::slow_receive(Packet* p, Ps start, Ps ser, Ps delay) {
   // The error draw only where errors can happen, so an observer leaves every random stream as it was.

@@ -148,7 +148,7 @@ class Link : public sc_core::sc_module, public EventTarget {
   void return_credits(std::uint8_t vc, std::uint32_t bytes) {
     if (!hot_.lossless) return;
     const Ps at = hot_.fabric->now() + hot_.prop_ps;
-    if (__builtin_expect(hot_.cut, 0)) return cut_credit(at, vc, bytes);
+    if (__builtin_expect(hot_.cut, 0)) return cut_->credit(*this, at, vc, bytes);
     absorb_credit(at, vc, bytes);
   }
 
@@ -220,7 +220,6 @@ class Link : public sc_core::sc_module, public EventTarget {
   // False when the packet was corrupted (and dropped).
   bool receive(std::uint16_t, Packet* p, Ps delay);
   [[noreturn]] void transmission_overlaps() const;
-  void cut_credit(Ps at, std::uint8_t vc, std::uint32_t bytes);
   PortTarget<Link> fw_{this, 0};
   NoBackwardPath bw_;
   ForeignTarget foreign_;  // what `out` is bound to, when that is not one of the model's ports

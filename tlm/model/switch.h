@@ -381,7 +381,8 @@ class alignas(64) Switch : public EventTarget,
   }
   void transmit_next(std::uint16_t o);  // the port is free and packets wait
   void try_transmit_fc(std::uint16_t o);
-  [[gnu::always_inline]] inline void send(std::uint16_t o, Packet* p);  // onto the link: serialization, cut-through, counters
+  // Onto the link: serialization, cut-through, counters.
+  [[gnu::always_inline]] inline void send(std::uint16_t o, Packet* p);
   void add_queuing_delay(Packet* p, Ps start) const;  // telemetry routing
   void fc_frame_in(Packet* p);            // a PAUSE / RESUME from the neighbour on p->in_port
   void send_fc_frames();                  // the frames EgressFc asked for, into the control queues
